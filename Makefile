@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: MIT
+# unionroot: one plain GNU Makefile. Out-of-tree build in build/, V=1 for full commands.
+
+BOARD   ?= qemu-x86_64
+BUILD   ?= build
+V       ?= 0
+Q       := $(if $(filter 1,$(V)),,@)
+
+MUSLARCH ?= $(shell uname -m)-linux-musl
+MUSLCC  ?= gcc -specs $(BUILD)/musl-static-pie.specs
+HOSTCC  ?= gcc
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wimplicit-fallthrough \
+           -Wmissing-prototypes -Wstrict-prototypes
+BASE    := -std=c11 -D_GNU_SOURCE $(WARN) -Iunionroot -Iinit -fstack-protector-strong
+
+# The shipped binary: musl, static, small. The kernel's UAPI headers come from
+# a directory that holds only linux/, asm/, asm-generic/, mtd/ so that no glibc
+# header can sneak into the musl build.
+UAPI    := $(BUILD)/uapi
+TCFLAGS := $(BASE) -Os -ffunction-sections -fdata-sections -D_FORTIFY_SOURCE=2 \
+           -fno-asynchronous-unwind-tables -fno-unwind-tables \
+           -isystem $(UAPI) -fPIE
+TLDFLAGS:= -static-pie -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now \
+           -Wl,-z,noseparate-code -Wl,--build-id=none -s
+
+# Host builds (unit tests, fuzz replay, build tools): glibc, sanitizers.
+SAN     ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+HCFLAGS := $(BASE) -O1 -g $(SAN) -DUNIONROOT_TEST
+HLDFLAGS:= $(SAN)
+
+LIB_SRC  := $(sort $(wildcard unionroot/*.c))
+INIT_SRC := $(sort $(wildcard init/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+TOOL_SRC := $(filter-out tools/mkcpio.c,$(sort $(wildcard tools/*.c)))
+HDRS     := $(wildcard unionroot/*.h init/*.h tests/unit/*.h tools/*.h)
+
+T_OBJ := $(patsubst %.c,$(BUILD)/target/%.o,$(LIB_SRC) $(INIT_SRC))
+H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
+H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC))
+
+.PHONY: all deps kernel initramfs images demo check test unit lint bench clean install fuzz
+all: $(BUILD)/unionroot $(BUILD)/host/mkcpio
+
+deps:
+	$(Q)tools/install-deps
+
+$(UAPI)/.stamp:
+	$(Q)mkdir -p $(UAPI)
+	$(Q)for d in linux asm-generic mtd; do ln -sfn /usr/include/$$d $(UAPI)/$$d; done
+	$(Q)ln -sfn /usr/include/$$($(HOSTCC) -print-multiarch)/asm $(UAPI)/asm
+	$(Q)touch $@
+
+# Debian's musl-gcc.specs links static-pie binaries with Scrt1.o and an
+# interpreter (they would need ld-musl in the initramfs): teach it rcrt1.o.
+$(BUILD)/musl-static-pie.specs: /usr/lib/$(MUSLARCH)/musl-gcc.specs
+	$(Q)mkdir -p $(BUILD)
+	$(Q)sed -e 's|%{!shared: \(/usr/lib/[^ ]*/\)Scrt1.o}|%{static-pie: \1rcrt1.o} %{!static-pie:%{!shared: \1Scrt1.o}}|' \
+	        -e 's|^-dynamic-linker \([^ ]*\) |%{!static-pie:-dynamic-linker \1} %{static-pie:-static -pie --no-dynamic-linker -z text} |' $< >$@
+
+$(BUILD)/target/%.o: %.c $(HDRS) $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(MUSLCC) $(TCFLAGS) -c $< -o $@
+
+$(BUILD)/unionroot: $(T_OBJ)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
+	$(Q)size=$$(stat -c %s $@); echo "  SIZE    $@ $$size bytes"
+
+$(BUILD)/host/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  HOSTCC  $<")
+	$(Q)$(HOSTCC) $(HCFLAGS) -c $< -o $@
+
+$(BUILD)/host/unit-tests: $(H_UNIT) $(H_LIB)
+	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
+
+$(BUILD)/host/mkcpio: $(BUILD)/host/tools/mkcpio.o $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRC))
+	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
+
+unit: $(BUILD)/host/unit-tests
+	$(Q)$(BUILD)/host/unit-tests
+
+kernel:
+	$(Q)tools/fetch-kernel $(BOARD) $(BUILD)
+
+initramfs: $(BUILD)/unionroot $(BUILD)/host/mkcpio kernel
+	$(Q)tools/mkinitramfs $(BOARD) $(BUILD)
+
+images: all
+	$(Q)board/$(BOARD)/images $(BUILD)/$(BOARD) $(ROOTFS)
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory initramfs images BOARD=$(BOARD)
+	$(Q)board/$(BOARD)/run $(BUILD)/$(BOARD) $(if $(RESET),--reset) $(if $(CMD),--cmd "$(CMD)") $(if $(APPEND),--append "$(APPEND)")
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all initramfs images BOARD=$(BOARD)
+	$(Q)tests/run $(BUILD) $(BOARD)
+
+test: check
+
+lint:
+	$(Q)tests/lint
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all initramfs images BOARD=$(BOARD)
+	$(Q)tests/bench/run $(BUILD) $(BOARD)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/* Step 2: board defaults from /etc/unionroot.conf, then /proc/cmdline, which
+ * wins; then the SPECs they name, parsed once for the later steps. */
+#include <errno.h>
+#include <string.h>
+
+#include "boot.h"
+#include "log.h"
+#include "sys.h"
+
+static void report(const char *msg, void *ctx)
+{
+	log_err("%s: %s", (const char *)ctx, msg);
+}
+
+static void load(struct boot *b, const char *path, char *buf, size_t cap, int comments)
+{
+	ssize_t n = sys_read_file(path, buf, cap);
+
+	if (n == -ENOENT)
+		return;
+	if (n < 0) {
+		log_err("reading %s failed: %s; using built-in defaults for it", path,
+			n == -EFBIG ? "longer than 4096 bytes" : strerror((int)-n));
+		buf[0] = '\0';
+		return;
+	}
+	config_apply_text(&b->cfg, buf, comments, report, (void *)path);
+}
+
+void configure(struct boot *b)
+{
+	struct config *c = &b->cfg;
+	char why[CFG_ERR_MAX];
+	int n;
+
+	config_defaults(c);
+	load(b, "/etc/unionroot.conf", b->conf, sizeof(b->conf), 1);
+	if (sys_read_file("/proc/cmdline", b->cmdline_raw, sizeof(b->cmdline_raw)) < 0)
+		b->cmdline_raw[0] = '\0';
+	memcpy(b->cmdline, b->cmdline_raw, sizeof(b->cmdline));
+	config_apply_text(c, b->cmdline, 0, report, (void *)"kernel command line");
+	log_set_quiet(c->quiet);
+	log_set_debug(c->debug);
+
+	/* read-only layers: union.lower, else root=; both were validated */
+	if (c->lower[0])
+		n = spec_list_parse(c->lower, b->lower, SPEC_LIST_MAX, why, sizeof(why));
+	else if (c->root[0])
+		n = spec_list_parse(c->root, b->lower, 1, why, sizeof(why));
+	else
+		n = 0;
+	b->nlower = n > 0 ? (unsigned)n : 0;
+
+	if (strcmp(c->upper, "none") == 0) {
+		b->upper_kind = UPPER_NONE;
+	} else if (!c->upper[0] || strcmp(c->upper, "tmpfs") == 0) {
+		b->upper_kind = UPPER_TMPFS;
+	} else if (spec_parse(c->upper, &b->upper, why, sizeof(why)) == 0) {
+		b->upper_kind = UPPER_DEVICE;
+	} else {
+		b->upper_kind = UPPER_TMPFS;
+	}
+	if (c->session_volatile && b->upper_kind == UPPER_DEVICE)
+		log_warn("union.session=volatile is not supported yet; the writable branch stays persistent");
+	if (c->mode == MODE_COPYUP)
+		log_warn("union.mode=copyup is not available in this build; using overlay");
+	log_info("configured: %u read-only layer(s), writable branch %s, deadline %ds",
+		 b->nlower, c->upper[0] ? c->upper : "tmpfs", config_wait(c));
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/* Step 4: wait for the media the SPECs name, woken by kernel uevents (no
+ * fixed sleeps), each SPEC with its own deadline. */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "log.h"
+#include "sbuf.h"
+#include "sys.h"
+
+#define PROGRESS_MS 3000
+
+struct want {
+	const struct spec *spec;
+	const char *role;      /* "read-only layer 1", "writable branch" */
+	char *dev;             /* where the answer goes (48 bytes) */
+	char *type;            /* 16 bytes */
+	uint64_t deadline_ms;  /* UINT64_MAX: no deadline */
+	int done;
+};
+
+static int uevent_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			NETLINK_KOBJECT_UEVENT);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static void uevent_drain(int fd)
+{
+	char buf[2048];
+
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+}
+
+static int supported(const struct spec *s)
+{
+	return s->npaths == 0 && (s->kind == SPEC_DEV || s->kind == SPEC_LABEL ||
+				  s->kind == SPEC_UUID || s->kind == SPEC_PARTUUID ||
+				  s->kind == SPEC_PARTLABEL);
+}
+
+static int try_resolve(struct boot *b, struct want *w)
+{
+	const struct blkdev *d;
+	unsigned count;
+	char text[SPEC_VALUE_MAX + 16];
+
+	d = blkdev_find(&b->devs, w->spec, &count);
+	if (!d)
+		return 0;
+	IGNORE(spec_format(w->spec, text, sizeof(text))); /* for the message only */
+	if (count > 1)
+		log_warn("%s: %u devices match %s; using %s (lowest kernel name)", w->role,
+			 count, text, d->path);
+	IGNORE(strcopy(w->dev, 48, d->path));  /* both 48 bytes */
+	IGNORE(strcopy(w->type, 16, d->probed == 1 ? d->info.type : ""));
+	w->done = 1;
+	log_info("%s: %s is %s (%s%s%s)", w->role, text, d->path,
+		 d->probed == 1 ? d->info.type : "unknown type", d->info.label[0] ? ", label " : "",
+		 d->info.label);
+	return 1;
+}
+
+static void list_found(struct boot *b)
+{
+	char line[LOG_LINE_MAX - 64];
+	struct sbuf sb;
+
+	sbuf_init(&sb, line, sizeof(line));
+	for (unsigned i = 0; i < b->devs.n; i++) {
+		const struct blkdev *d = &b->devs.d[i];
+
+		sbuf_addf(&sb, "%s%s (%s%s%s)", i ? ", " : "", d->name,
+			  d->probed == 1 ? d->info.type : "unknown",
+			  d->info.label[0] ? " LABEL=" : "", d->info.label);
+	}
+	if (sbuf_done(&sb) < 0)
+		IGNORE(strcopy(line + sizeof(line) - 5, 5, "...")); /* fits by construction */
+	log_err("block devices found: %s", b->devs.n ? line : "none");
+}
+
+static uint64_t deadline_for(const struct boot *b, const struct spec *s, uint64_t now)
+{
+	int secs = s->deadline >= 0 ? s->deadline : config_wait(&b->cfg);
+
+	return secs == CFG_WAIT_FOREVER ? UINT64_MAX : now + (uint64_t)secs * 1000u;
+}
+
+void devices_wait(struct boot *b)
+{
+	struct want w[SPEC_LIST_MAX + 1];
+	unsigned nw = 0, pending;
+	uint64_t now = sys_now_ms(), next_progress = now + PROGRESS_MS;
+	int sock = uevent_open();
+	char text[SPEC_VALUE_MAX + 16];
+
+	if (!b->t_modules)
+		b->t_modules = now;
+	if (sock < 0)
+		log_warn("cannot listen to uevents (%s); polling every 250 ms instead", strerror(-sock));
+	if (b->nlower == 0)
+		rescue_fatal(b, "no read-only layer configured (set union.lower= or root=)");
+	for (unsigned i = 0; i < b->nlower; i++) {
+		static char roles[SPEC_LIST_MAX][32];
+
+		IGNORE(strfmt(roles[i], sizeof(roles[i]), "read-only layer %u", i + 1)); /* fits */
+		w[nw++] = (struct want){ &b->lower[i], roles[i], b->lower_dev[i], b->lower_type[i],
+					 deadline_for(b, &b->lower[i], now), 0 };
+	}
+	if (b->upper_kind == UPPER_DEVICE)
+		w[nw++] = (struct want){ &b->upper, "writable branch", b->upper_dev, b->upper_type,
+					 deadline_for(b, &b->upper, now), 0 };
+	for (unsigned i = 0; i < nw; i++) {
+		if (supported(w[i].spec))
+			continue;
+		IGNORE(spec_format(w[i].spec, text, sizeof(text))); /* message only */
+		w[i].deadline_ms = 0; /* fails below, with its own message */
+		log_err("%s: SPEC %s is not supported by this build", w[i].role, text);
+	}
+
+	for (;;) {
+		int rc = blkdev_refresh(&b->devs);
+
+		if (rc < 0)
+			log_err("scanning /sys/class/block failed: %s; retrying", strerror(-rc));
+		pending = 0;
+		now = sys_now_ms();
+		for (unsigned i = 0; i < nw; i++) {
+			if (w[i].done || (w[i].deadline_ms && try_resolve(b, &w[i])))
+				continue;
+			if (now < w[i].deadline_ms) {
+				pending++;
+				continue;
+			}
+			w[i].done = -1;
+			IGNORE(spec_format(w[i].spec, text, sizeof(text))); /* message only */
+			if (w[i].spec == &b->upper) {
+				char why[160];
+
+				IGNORE(strfmt(why, sizeof(why), "writable device %s not found", text));
+				onfail(b, why);
+			} else {
+				char why[200];
+
+				list_found(b);
+				IGNORE(strfmt(why, sizeof(why), "%s %s not found", w[i].role, text));
+				rescue_fatal(b, why);
+			}
+		}
+		if (!pending)
+			break;
+		if (now >= next_progress) {
+			for (unsigned i = 0; i < nw; i++) {
+				if (w[i].done)
+					continue;
+				IGNORE(spec_format(w[i].spec, text, sizeof(text))); /* message only */
+				if (w[i].deadline_ms == UINT64_MAX)
+					log_note("waiting for %s %s (no deadline: rootwait)", w[i].role, text);
+				else
+					log_note("waiting for %s %s (%llu s left)", w[i].role, text,
+						 (unsigned long long)((w[i].deadline_ms - now + 999) / 1000));
+			}
+			next_progress = now + PROGRESS_MS;
+		}
+		{
+			uint64_t soonest = next_progress;
+			struct pollfd pfd = { .fd = sock, .events = POLLIN };
+
+			for (unsigned i = 0; i < nw; i++)
+				if (!w[i].done && w[i].deadline_ms < soonest)
+					soonest = w[i].deadline_ms;
+			/* a rescan every second covers events lost before the socket existed */
+			if (soonest > now + 1000)
+				soonest = now + 1000;
+			if (sock < 0 && soonest > now + 250)
+				soonest = now + 250;
+			if (sock >= 0) {
+				if (poll(&pfd, 1, (int)(soonest - now)) > 0)
+					uevent_drain(sock);
+			} else {
+				usleep((useconds_t)(soonest - now) * 1000u);
+			}
+		}
+	}
+	if (sock >= 0)
+		close(sock);
+	b->t_devices = sys_now_ms();
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/* Step 1: the kernel file systems, the console on fds 0-2, and /dev/kmsg. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "log.h"
+#include "sys.h"
+
+static const struct {
+	const char *src, *dst, *type;
+	unsigned long flags;
+	const char *data;
+} early_mounts[] = {
+	{ "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
+	{ "sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
+	{ "devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755" },
+	{ "tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755" },
+};
+
+static void console_fds(void)
+{
+	int fd = open("/dev/console", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* the kernel may already have given us fds 0-2; make sure they exist */
+	for (int i = 0; i < 3; i++)
+		if (fcntl(i, F_GETFD) < 0)
+			dup2(fd, i);
+	if (fd > 2)
+		close(fd);
+}
+
+/* The kernel rate-limits userspace kmsg writes (about 10 records per 5 s);
+ * PID 1 logs every step, so lift the limit until the hand-off. */
+static void kmsg_unlimited(void)
+{
+	int fd = open("/proc/sys/kernel/printk_devkmsg", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		IGNORE(write(fd, "on\n", 3)); /* best effort: only the rate limit */
+		close(fd);
+	}
+}
+
+static int console_loglevel(void)
+{
+	char buf[64];
+
+	if (sys_read_file("/proc/sys/kernel/printk", buf, sizeof(buf)) < 0)
+		return 0;
+	return atoi(buf);
+}
+
+void early_setup(struct boot *b)
+{
+	int failed_mount = -1, err = 0;
+
+	(void)b;
+	umask(022);
+	for (size_t i = 0; i < ARRAY_SIZE(early_mounts); i++) {
+		int rc;
+
+		mkdir(early_mounts[i].dst, 0755);
+		rc = sys_mount(early_mounts[i].src, early_mounts[i].dst, early_mounts[i].type,
+			       early_mounts[i].flags, early_mounts[i].data);
+		if (rc < 0 && rc != -EBUSY && failed_mount < 0) {
+			failed_mount = (int)i;
+			err = rc;
+		}
+	}
+	console_fds();
+	log_setup(open("/dev/kmsg", O_WRONLY | O_CLOEXEC), 2);
+	kmsg_unlimited();
+	log_set_console_loglevel(console_loglevel());
+	if (failed_mount >= 0)
+		log_err("mounting %s on %s failed: %s; continuing without it",
+			early_mounts[failed_mount].type, early_mounts[failed_mount].dst,
+			strerror(-err));
+}

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+/* unionroot: PID 1 as SPEC.md's seven steps, one call each; anything else
+ * (not PID 1, or a command name in argv[1]) is the admin tool. */
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "cli.h"
+#include "sys.h"
+
+static struct boot boot;
+
+int main(int argc, char **argv, char **envp)
+{
+	if (getpid() != 1)
+		return cli_main(argc, argv);
+
+	boot.t_start = sys_now_ms();
+	boot.argv = argv;
+	boot.envp = envp;
+
+	early_setup(&boot);     /* 1. /proc /sys /dev /run, console, kmsg */
+	configure(&boot);       /* 2. board defaults, then the command line */
+	rescue_break(&boot, BREAK_MODULES, "modules");
+	modules_load(&boot);    /* 3. modules in dependency order */
+	devices_wait(&boot);    /* 4. media, uevent driven, with deadlines */
+	rescue_break(&boot, BREAK_MOUNT, "mount");
+	union_build(&boot);     /* 5. layers, writable branch, union */
+	rescue_break(&boot, BREAK_SWITCH, "switch");
+	handoff(&boot);         /* 6.+7. branches to /run/unionroot, free, exec */
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/* Step 3: load the board's modules and what they need, dependencies first,
+ * with finit_module(2) and the command line's modname.param=value. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "cmdline.h"
+#include "log.h"
+#include "moddep.h"
+#include "sbuf.h"
+#include "sys.h"
+
+#define LIST_MAX 4096
+#define DEP_MAX (64 * 1024)
+#define BUILTIN_MAX (128 * 1024)
+#define PARAMS_MAX 1024
+
+static struct {
+	char list[LIST_MAX];
+	char dep[DEP_MAX];
+	char softdep[LIST_MAX * 2];
+	char builtin[BUILTIN_MAX];
+	char cmdline[CMDLINE_MAX + 1];
+	struct moddep md;
+	unsigned order[MODDEP_MAX];
+} m;
+
+static int is_builtin(const char *name, size_t len)
+{
+	const char *p = m.builtin;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t linelen = nl ? (size_t)(nl - p) : strlen(p);
+		const char *base = p;
+
+		for (size_t i = 0; i < linelen; i++)
+			if (p[i] == '/')
+				base = p + i + 1;
+		{
+			size_t blen = (size_t)(p + linelen - base);
+			const char *dot = memchr(base, '.', blen);
+
+			if (dot && modname_eq(base, (size_t)(dot - base), name, len))
+				return 1;
+		}
+		p += linelen + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+struct params_ctx {
+	const struct moddep_entry *e;
+	struct sbuf sb;
+};
+
+static void collect_param(const char *key, const char *val, void *arg)
+{
+	struct params_ctx *pc = arg;
+	const char *dot = strchr(key, '.');
+
+	if (!dot || !modname_eq(key, (size_t)(dot - key), pc->e->name, pc->e->name_len))
+		return;
+	if (pc->sb.len)
+		sbuf_add(&pc->sb, " ");
+	if (val && strchr(val, ' '))
+		sbuf_addf(&pc->sb, "%s=\"%s\"", dot + 1, val);
+	else if (val)
+		sbuf_addf(&pc->sb, "%s=%s", dot + 1, val);
+	else
+		sbuf_add(&pc->sb, dot + 1);
+}
+
+static int load_one(struct boot *b, const char *dir, const struct moddep_entry *e)
+{
+	char path[256], params[PARAMS_MAX];
+	struct params_ctx pc = { .e = e };
+	int fd, rc;
+
+	sbuf_init(&pc.sb, params, sizeof(params));
+	memcpy(m.cmdline, b->cmdline_raw, sizeof(m.cmdline));
+	(void)cmdline_split(m.cmdline, collect_param, &pc);
+	if (sbuf_done(&pc.sb) < 0) {
+		log_err("parameters for module %.*s are longer than %d bytes; loading it without them",
+			(int)e->name_len, e->name, PARAMS_MAX);
+		params[0] = '\0';
+	}
+	if (strfmt(path, sizeof(path), "%s/%s", dir, e->path) < 0)
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = sys_finit_module(fd, params, 0);
+	close(fd);
+	if (rc == 0 && params[0])
+		log_info("module %.*s loaded with \"%s\"", (int)e->name_len, e->name, params);
+	return rc == -EEXIST ? 0 : rc;
+}
+
+static int read_index(const char *dir, const char *file, char *buf, size_t cap, int required)
+{
+	char path[256];
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (strfmt(path, sizeof(path), "%s/%s", dir, file) < 0)
+		return -ENAMETOOLONG;
+	n = sys_read_file(path, buf, cap);
+	if (n < 0 && (required || n != -ENOENT)) {
+		log_err("reading %s failed: %s; %s", path,
+			n == -EFBIG ? "file too large" : strerror((int)-n),
+			required ? "no modules will be loaded" : "ignoring it");
+		buf[0] = '\0';
+		return (int)n;
+	}
+	return 0;
+}
+
+void modules_load(struct boot *b)
+{
+	struct utsname u;
+	char dir[128], *p;
+	unsigned count = 0, loaded = 0, failed = 0, builtin = 0;
+	int rc;
+
+	if (sys_read_file("/etc/unionroot/modules", m.list, sizeof(m.list)) < 0) {
+		log_info("no module list in the initramfs; relying on built-in drivers");
+		b->t_modules = sys_now_ms();
+		return;
+	}
+	if (uname(&u) < 0 || strfmt(dir, sizeof(dir), "/lib/modules/%s", u.release) < 0) {
+		log_err("cannot tell the kernel version; no modules will be loaded");
+		return;
+	}
+	if (read_index(dir, "modules.dep", m.dep, sizeof(m.dep), 1) < 0)
+		return;
+	IGNORE(read_index(dir, "modules.softdep", m.softdep, sizeof(m.softdep), 0)); /* optional */
+	IGNORE(read_index(dir, "modules.builtin", m.builtin, sizeof(m.builtin), 0)); /* optional */
+	rc = moddep_parse(&m.md, m.dep, m.softdep);
+	if (rc < 0) {
+		log_err("%s/modules.dep is malformed (%s); no modules will be loaded", dir,
+			strerror(-rc));
+		return;
+	}
+
+	cmdline_strip_comments(m.list);
+	for (p = m.list; *p;) {
+		size_t n;
+		char name[64];
+
+		p += strspn(p, " \t\r\n");
+		n = strcspn(p, " \t\r\n");
+		if (!n)
+			break;
+		if (n >= sizeof(name)) {
+			log_err("module name \"%.32s...\" is too long; skipping it", p);
+			p += n;
+			continue;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p += n;
+		rc = moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX);
+		if (rc == -ENOENT && is_builtin(name, n)) {
+			builtin++;
+		} else if (rc < 0) {
+			log_err("module %s: %s; continuing without it", name,
+				rc == -ENOENT ? "not in the initramfs" : strerror(-rc));
+			failed++;
+		}
+	}
+	for (unsigned i = 0; i < count; i++) {
+		const struct moddep_entry *e = &m.md.e[m.order[i]];
+
+		rc = load_one(b, dir, e);
+		if (rc < 0) {
+			/* e.g. crc32c_intel on a CPU without SSE4.2: ENODEV, harmless */
+			log_warn("loading module %.*s failed: %s; continuing", (int)e->name_len,
+				 e->name, strerror(-rc));
+			failed++;
+		} else {
+			loaded++;
+		}
+	}
+	b->t_modules = sys_now_ms();
+	log_info("modules: %u loaded, %u built in, %u failed (%llu ms)", loaded, builtin,
+		 failed, (unsigned long long)(b->t_modules - b->t_start));
+}

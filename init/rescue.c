@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/* The never-return paths: break points, the rescue shell, union.onfail, and
+ * the countdown to reboot when nothing else can run. PID 1 never exits. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "log.h"
+#include "sbuf.h"
+#include "sys.h"
+
+#define SHELL "/bin/sh"
+#define REBOOT_DELAY 10
+
+int rescue_have_shell(void)
+{
+	return access(SHELL, X_OK) == 0;
+}
+
+int rescue_shell(const char *why)
+{
+	static char *const argv[] = { "sh", "-i", NULL };
+	static char *const envp[] = { "PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/",
+				      "PS1=(unionroot rescue) # ", "TERM=linux", NULL };
+	pid_t pid;
+
+	if (!rescue_have_shell())
+		return -ENOENT;
+	log_err("%s; starting the rescue shell, leave it with 'exit' to continue", why);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int fd = open("/dev/console", O_RDWR | O_CLOEXEC);
+
+		setsid();
+		if (fd >= 0) {
+			ioctl(fd, TIOCSCTTY, 1);
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execve(SHELL, argv, envp);
+		_exit(127);
+	}
+	for (;;) {
+		int status;
+		pid_t r = waitpid(-1, &status, 0);
+
+		if (r == pid || (r < 0 && errno == ECHILD))
+			break;
+	}
+	return 0;
+}
+
+static NORETURN void power(int how, const char *what)
+{
+	sync();
+	for (int left = REBOOT_DELAY; how == RB_AUTOBOOT && left > 0; left--) {
+		char line[48];
+
+		if (strfmt(line, sizeof(line), "unionroot: rebooting in %d s\r", left) == 0)
+			IGNORE(write(2, line, strlen(line))); /* console progress, best effort */
+		sleep(1);
+	}
+	log_err("%s now", what);
+	sync();
+	reboot(how);
+	/* reboot(2) refused: stay alive, PID 1 must never exit */
+	for (;;)
+		pause();
+}
+
+void rescue_break(struct boot *b, int phase, const char *name)
+{
+	char why[64];
+
+	if (!(b->cfg.brk & phase))
+		return;
+	IGNORE(strfmt(why, sizeof(why), "union.break=%s", name)); /* fits */
+	if (rescue_shell(why) < 0)
+		log_err("union.break=%s: no rescue shell in this initramfs; continuing", name);
+}
+
+NORETURN void rescue_fatal(struct boot *b, const char *why)
+{
+	(void)b;
+	if (rescue_have_shell()) {
+		IGNORE(rescue_shell(why)); /* whatever the shell did, we reboot next */
+		power(RB_AUTOBOOT, "rescue shell left; rebooting");
+	}
+	log_err("%s; no rescue shell in the initramfs, rebooting in %d s", why, REBOOT_DELAY);
+	power(RB_AUTOBOOT, "rebooting");
+}
+
+void onfail(struct boot *b, const char *why)
+{
+	switch (b->cfg.onfail) {
+	case ONFAIL_SHELL:
+		if (rescue_shell(why) < 0)
+			log_err("%s; no rescue shell in the initramfs (union.onfail=shell)", why);
+		break;
+	case ONFAIL_REBOOT:
+		log_err("%s; rebooting (union.onfail=reboot)", why);
+		power(RB_AUTOBOOT, "rebooting");
+	case ONFAIL_HALT:
+		log_err("%s; powering off (union.onfail=halt)", why);
+		power(RB_POWER_OFF, "powering off");
+	default:
+		break;
+	}
+	log_err("%s; booting with a volatile writable branch in RAM (union.onfail=%s)", why,
+		config_onfail_name(b->cfg.onfail));
+	b->upper_kind = UPPER_TMPFS;
+	b->upper_dev[0] = '\0';
+	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "volatile: %s", why)); /* may cut */
+}

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+/* /run/unionroot/status: what this boot mounted where, which fallbacks it
+ * took and why, and how long PID 1 took; `unionroot status` reads it. */
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "log.h"
+#include "sbuf.h"
+#include "spec.h"
+#include "sys.h"
+
+void status_write(struct boot *b)
+{
+	static char text[8192];
+	struct sbuf sb;
+	char spec[SPEC_VALUE_MAX + 16];
+	int dir;
+
+	sbuf_init(&sb, text, sizeof(text));
+	sbuf_addf(&sb, "backend=%s\n", b->backend ? b->backend : "none");
+	for (unsigned i = 0; i < b->nlower; i++) {
+		IGNORE(spec_format(&b->lower[i], spec, sizeof(spec))); /* cut is fine here */
+		sbuf_addf(&sb, "lower%u=%s %s %s " RUNDIR "/lower/%u\n", i + 1, spec,
+			  b->lower_dev[i], b->lower_type[i], i);
+	}
+	if (b->upper_kind == UPPER_DEVICE) {
+		IGNORE(spec_format(&b->upper, spec, sizeof(spec))); /* cut is fine here */
+		sbuf_addf(&sb, "upper=%s %s %s " RWDIR "\n", spec, b->upper_dev, b->upper_type);
+	} else if (b->upper_kind == UPPER_TMPFS) {
+		sbuf_add(&sb, "upper=tmpfs - tmpfs " RWDIR "\n");
+	} else {
+		sbuf_add(&sb, "upper=none\n");
+	}
+	sbuf_addf(&sb, "upper_state=%s\n", b->upper_state);
+	sbuf_addf(&sb, "overlay_options=%s\n", b->overlay_opts);
+	sbuf_addf(&sb, "reset=%s\n", b->reset_applied ? "applied" : "none");
+	sbuf_addf(&sb, "pid1_ms=%llu modules=%llu devices=%llu mounts=%llu\n",
+		  (unsigned long long)(sys_now_ms() - b->t_start),
+		  (unsigned long long)(b->t_modules - b->t_start),
+		  (unsigned long long)(b->t_devices - b->t_modules),
+		  (unsigned long long)(b->t_mounts - b->t_devices));
+	for (unsigned i = 0; i < log_kept_count(); i++)
+		sbuf_addf(&sb, "message=%s\n", log_kept(i));
+	if (sbuf_done(&sb) < 0)
+		log_warn("the status is longer than %zu bytes; %s/status is cut", sizeof(text), RUNDIR);
+
+	dir = open(RUNDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0 || sys_write_file_atomic(dir, "status", text, sb.len, 0644) < 0)
+		log_err("writing %s/status failed; 'unionroot status' will know less", RUNDIR);
+	if (dir >= 0)
+		close(dir);
+}

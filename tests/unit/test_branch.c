@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/* The writable branch's top level and the reset, on a scratch directory:
+ * the old upper leaves in one rename, hostile entries are moved aside, the
+ * trash is emptied without following symlinks. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "branch.h"
+#include "unit.h"
+
+static int rw_open(void)
+{
+	return open(unit_tmpdir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int exists_at(int dir, const char *path)
+{
+	struct stat st;
+
+	return fstatat(dir, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static int is_dir_at(int dir, const char *path)
+{
+	struct stat st;
+
+	return fstatat(dir, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void touch_at(int dir, const char *path)
+{
+	int fd = openat(dir, path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+static void a_blank_branch_gets_its_three_directories(void)
+{
+	struct branch_result r;
+	const char *what;
+	int rw = rw_open();
+
+	CHECK(rw >= 0);
+	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK(is_dir_at(rw, "upper"));
+	CHECK(is_dir_at(rw, "work"));
+	CHECK(is_dir_at(rw, ".unionroot/trash"));
+	CHECK_INT(r.reset_done, 0);
+	close(rw);
+}
+
+static void a_reset_sets_the_old_upper_aside_and_empties_it_later(void)
+{
+	struct branch_result r;
+	const char *what;
+	int rw = rw_open();
+
+	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(mkdirat(rw, "upper/etc", 0755), 0);
+	touch_at(rw, "upper/etc/changed");
+	CHECK_INT(branch_prepare(rw, 1, &r, &what), 0);
+	CHECK_INT(r.reset_done, 1);
+	CHECK_INT(r.trash_pending, 1);
+	CHECK(is_dir_at(rw, "upper"));
+	CHECK(!exists_at(rw, "upper/etc"));
+	CHECK_INT(branch_trash_empty(rw), 0);
+	CHECK(is_dir_at(rw, ".unionroot/trash"));
+	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(r.trash_pending, 0);
+	close(rw);
+}
+
+static void a_request_is_applied_once_then_cleared(void)
+{
+	struct branch_result r;
+	const char *what;
+	int rw = rw_open();
+
+	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	touch_at(rw, "upper/file");
+	CHECK_INT(branch_request_reset(rw), 0);
+	CHECK(exists_at(rw, ".unionroot/reset"));
+	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(r.from_request, 1);
+	CHECK(!exists_at(rw, "upper/file"));
+	CHECK(!exists_at(rw, ".unionroot/reset"));
+	touch_at(rw, "upper/file2");
+	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(r.reset_done, 0);
+	CHECK(exists_at(rw, "upper/file2"));
+	close(rw);
+}
+
+static void a_power_cut_after_the_rename_boots_factory(void)
+{
+	struct branch_result r;
+	const char *what;
+	int rw = rw_open();
+
+	/* the state right after "rename aside" with no fresh upper yet */
+	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	touch_at(rw, "upper/old");
+	CHECK_INT(renameat(rw, "upper", rw, ".unionroot/trash/upper.cut"), 0);
+	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK(is_dir_at(rw, "upper"));
+	CHECK(!exists_at(rw, "upper/old"));
+	CHECK_INT(r.trash_pending, 1);
+	close(rw);
+}
+
+static void symlinks_in_place_of_directories_are_moved_aside(void)
+{
+	struct branch_result r;
+	const char *what;
+	int rw = rw_open();
+	char outside[512];
+
+	snprintf(outside, sizeof(outside), "%s/outside", unit_tmpdir());
+	CHECK_INT(mkdir(outside, 0755), 0);
+	snprintf(outside, sizeof(outside), "%s/outside/precious", unit_tmpdir());
+	touch_at(rw, "outside/precious");
+	CHECK_INT(symlinkat("outside", rw, "upper"), 0);
+	CHECK_INT(symlinkat("/", rw, ".unionroot"), 0);
+	CHECK_INT(branch_prepare(rw, 1, &r, &what), 0);
+	CHECK_INT(r.repaired, 1);
+	CHECK(is_dir_at(rw, "upper"));
+	CHECK(is_dir_at(rw, ".unionroot"));
+	CHECK_INT(branch_trash_empty(rw), 0);
+	/* the symlink went, what it pointed to stayed */
+	CHECK(exists_at(rw, "outside/precious"));
+	close(rw);
+}
+
+static void the_trash_never_follows_symlinks_out(void)
+{
+	struct branch_result r;
+	const char *what;
+	int rw = rw_open();
+
+	CHECK_INT(mkdirat(rw, "victim", 0755), 0);
+	touch_at(rw, "victim/keep");
+	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(mkdirat(rw, "upper/d", 0755), 0);
+	CHECK_INT(symlinkat("../../victim", rw, "upper/d/link"), 0);
+	CHECK_INT(symlinkat("../../victim/keep", rw, "upper/filelink"), 0);
+	CHECK_INT(branch_prepare(rw, 1, &r, &what), 0);
+	CHECK_INT(branch_trash_empty(rw), 0);
+	CHECK(exists_at(rw, "victim/keep"));
+	close(rw);
+}
+
+static void a_fresh_work_directory_replaces_a_stale_one(void)
+{
+	struct branch_result r;
+	const char *what;
+	int rw = rw_open();
+
+	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(mkdirat(rw, "work/work", 0755), 0);
+	CHECK_INT(branch_fresh_work(rw), 0);
+	CHECK(is_dir_at(rw, "work"));
+	CHECK(!exists_at(rw, "work/work"));
+	close(rw);
+}
+
+UNIT_SUITE(branch,
+	   { "a blank branch gets its three directories", a_blank_branch_gets_its_three_directories },
+	   { "a reset sets the old upper aside and empties it later", a_reset_sets_the_old_upper_aside_and_empties_it_later },
+	   { "a reset request is applied once, then cleared", a_request_is_applied_once_then_cleared },
+	   { "a power cut right after the rename boots factory", a_power_cut_after_the_rename_boots_factory },
+	   { "symlinks in place of directories are moved aside", symlinks_in_place_of_directories_are_moved_aside },
+	   { "the trash never follows symlinks out", the_trash_never_follows_symlinks_out },
+	   { "a fresh work/ replaces a stale one", a_fresh_work_directory_replaces_a_stale_one });

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/* Configuration: defaults, board file then command line, and every bad
+ * value named and replaced by its default. */
+#include <stdlib.h>
+
+#include "config.h"
+#include "unit.h"
+
+struct errs {
+	unsigned n;
+	char last[CFG_ERR_MAX];
+};
+
+static void on_err(const char *msg, void *ctx)
+{
+	struct errs *e = ctx;
+
+	e->n++;
+	snprintf(e->last, sizeof(e->last), "%s", msg);
+}
+
+static void apply(struct config *c, const char *text, struct errs *e)
+{
+	char buf[8192];
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	config_apply_text(c, buf, 1, on_err, e);
+}
+
+static void defaults_are_documented_ones(void)
+{
+	struct config c;
+
+	config_defaults(&c);
+	CHECK_INT(c.wait, 10);
+	CHECK_INT(c.mode, MODE_AUTO);
+	CHECK_INT(c.onfail, ONFAIL_TMPFS);
+	CHECK_INT(c.fsck, 1);
+	CHECK_INT(c.warnfull, 90);
+	CHECK_STR(c.upper, "");
+	CHECK_INT(config_wait(&c), 10);
+}
+
+static void the_command_line_wins_over_the_board(void)
+{
+	struct config c;
+	struct errs e = { 0 };
+
+	config_defaults(&c);
+	apply(&c, "# board\nunion.upper=LABEL=data\nunion.wait=3\n", &e);
+	apply(&c, "union.wait=7 union.upper=tmpfs", &e);
+	CHECK_INT(e.n, 0);
+	CHECK_INT(c.wait, 7);
+	CHECK_STR(c.upper, "tmpfs");
+}
+
+static void every_parameter_of_the_spec_is_accepted(void)
+{
+	static const char *const good[] = {
+		"union.lower=/dev/vda,LABEL=base", "union.image=/live/filesystem.squashfs",
+		"union.upper=LABEL=data@30", "union.upper=none", "union.upperfs=ext4",
+		"union.upperflags=commit=30,data=ordered", "union.mode=copyup", "union.wait=0",
+		"union.reset", "union.reset=keep", "union.onfail=halt", "union.break=modules,switch",
+		"union.toram", "union.upgrade=keeplist", "union.maxfails=3", "union.session=volatile",
+		"union.size=50%", "union.size=256M", "union.scan=removable", "union.format=f2fs",
+		"union.ubi=mtd:ubi", "union.fsck=0", "union.warnfull=80", "union.init=/bin/sh",
+		"union.debug", "root=PARTUUID=0a1b2c3d-01", "rootfstype=squashfs", "rootflags=noatime",
+		"rootwait", "rootdelay=5", "init=/sbin/init", "ro", "rw", "quiet",
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct config c;
+		struct errs e = { 0 };
+
+		config_defaults(&c);
+		apply(&c, good[i], &e);
+		if (e.n) {
+			unit_failf(__FILE__, __LINE__, "%s rejected: %s", good[i], e.last);
+			return;
+		}
+	}
+}
+
+static void bad_values_are_named_and_defaults_kept(void)
+{
+	static const struct {
+		const char *text;
+		const char *needle;
+	} bad[] = {
+		{ "union.wait=abc", "union.wait" },   { "union.wait=-1", "union.wait" },
+		{ "union.wait=99999", "out of range" }, { "union.mode=fast", "union.mode" },
+		{ "union.upper=", "union.upper" },     { "union.upper=LABEL=", "names no device" },
+		{ "union.lower=foo", "not a SPEC" },    { "union.onfail=panic", "union.onfail" },
+		{ "union.size=lots", "union.size" },   { "union.format=ntfs", "union.format" },
+		{ "union.ubi=LABEL=x", "mtd:NAME" },    { "union.init=sbin/init", "absolute" },
+		{ "union.nosuch=1", "unknown parameter" }, { "union.upperfs=Ext4!", "type" },
+		{ "union.break=later", "union.break" }, { "union.maxfails=1001", "out of range" },
+		{ "union.upper=UUID=zz-top", "hex" },   { "union.lower=/dev/../etc/x", "leaves /dev" },
+		{ "union.lower=LABEL=x:/a/../../b", ".." },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct config c, d;
+		struct errs e = { 0 };
+
+		config_defaults(&c);
+		config_defaults(&d);
+		apply(&c, bad[i].text, &e);
+		if (e.n != 1 || !strstr(e.last, bad[i].needle)) {
+			unit_failf(__FILE__, __LINE__, "%s: %u errors, last \"%s\"", bad[i].text, e.n,
+				   e.last);
+			return;
+		}
+		if (memcmp(&c, &d, sizeof(c)) != 0) {
+			unit_failf(__FILE__, __LINE__, "%s changed the configuration", bad[i].text);
+			return;
+		}
+	}
+}
+
+static void an_overlong_value_is_cut_in_the_message(void)
+{
+	char text[5000];
+	struct config c;
+	struct errs e = { 0 };
+
+	memcpy(text, "union.upper=LABEL=", 18);
+	memset(text + 18, 'x', 4096);
+	text[18 + 4096] = '\0';
+	config_defaults(&c);
+	apply(&c, text, &e);
+	CHECK_INT(e.n, 1);
+	CHECK(strstr(e.last, "too long") != NULL);
+	CHECK(strstr(e.last, "4102 bytes") != NULL);
+	CHECK(strlen(e.last) < 200);
+	CHECK_STR(c.upper, "");
+}
+
+static void control_bytes_are_escaped_in_messages(void)
+{
+	struct config c;
+	struct errs e = { 0 };
+
+	config_defaults(&c);
+	apply(&c, "union.mode=\x01\xff", &e);
+	CHECK_INT(e.n, 1);
+	CHECK(strstr(e.last, "\\x01\\xff") != NULL);
+}
+
+static void repeated_keys_take_the_last_value(void)
+{
+	struct config c;
+	struct errs e = { 0 };
+
+	config_defaults(&c);
+	apply(&c, "union.wait=1 union.wait=2 union.wait=bad", &e);
+	CHECK_INT(c.wait, 2);
+	CHECK_INT(e.n, 1);
+}
+
+static void rootwait_and_rootdelay_shape_the_deadline(void)
+{
+	struct config c;
+	struct errs e = { 0 };
+
+	config_defaults(&c);
+	apply(&c, "rootdelay=30", &e);
+	CHECK_INT(config_wait(&c), 30);
+	apply(&c, "rootwait", &e);
+	CHECK_INT(config_wait(&c), CFG_WAIT_FOREVER);
+}
+
+static void other_parameters_are_not_ours(void)
+{
+	struct config c;
+
+	config_defaults(&c);
+	CHECK_INT(config_apply(&c, "console", "ttyS0", NULL, NULL), 0);
+	CHECK_INT(config_apply(&c, "ext4.debug", "1", NULL, NULL), 0);
+	CHECK_INT(config_apply(&c, "union.wait", "4", NULL, NULL), 1);
+	CHECK_INT(c.wait, 4);
+}
+
+static void random_garbage_never_crashes(void)
+{
+	char buf[512];
+	struct config c;
+	struct errs e = { 0 };
+
+	srand(1);
+	for (int round = 0; round < 2000; round++) {
+		size_t n = (size_t)(rand() % (int)(sizeof(buf) - 1));
+		static const char alphabet[] = "union.lowerpTAB=\",:/@ \t\n#\x01\xff"
+					       "LABEL=UUID=auto0123456789tmpfsnone-";
+
+		for (size_t i = 0; i < n; i++)
+			buf[i] = alphabet[rand() % (int)(sizeof(alphabet) - 1)];
+		buf[n] = '\0';
+		config_defaults(&c);
+		config_apply_text(&c, buf, round & 1, on_err, &e);
+		CHECK(c.wait >= 0 && c.wait <= 3600);
+	}
+}
+
+UNIT_SUITE(config,
+	   { "defaults are the documented ones", defaults_are_documented_ones },
+	   { "the command line wins over the board", the_command_line_wins_over_the_board },
+	   { "every parameter of the SPEC is accepted", every_parameter_of_the_spec_is_accepted },
+	   { "bad values are named and defaults kept", bad_values_are_named_and_defaults_kept },
+	   { "a 4 KB value is cut in the message", an_overlong_value_is_cut_in_the_message },
+	   { "control bytes are escaped in messages", control_bytes_are_escaped_in_messages },
+	   { "repeated keys take the last good value", repeated_keys_take_the_last_value },
+	   { "rootwait and rootdelay shape the deadline", rootwait_and_rootdelay_shape_the_deadline },
+	   { "other parameters are not ours", other_parameters_are_not_ours },
+	   { "random garbage never crashes", random_garbage_never_crashes });

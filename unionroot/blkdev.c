@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/* Block device discovery from sysfs, probed with our own superblock readers. */
+#include "blkdev.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "parttab.h"
+#include "sbuf.h"
+#include "sys.h"
+
+static int read_sys(const char *name, const char *attr, char *buf, size_t cap)
+{
+	char path[128];
+	ssize_t n;
+
+	if (strfmt(path, sizeof(path), "/sys/class/block/%s/%s", name, attr) < 0)
+		return -ENAMETOOLONG;
+	n = sys_read_file(path, buf, cap);
+	if (n < 0)
+		return (int)n;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+static long long read_sys_num(const char *name, const char *attr)
+{
+	char buf[32], *end;
+	long long v;
+
+	if (read_sys(name, attr, buf, sizeof(buf)) < 0)
+		return -1;
+	v = strtoll(buf, &end, 10);
+	return end == buf ? -1 : v;
+}
+
+/* The whole disk a partition belongs to: the parent directory in sysfs. */
+static int parent_name(const char *name, char *out, size_t cap)
+{
+	char path[128], link[256];
+	ssize_t n;
+	char *last, *prev;
+
+	if (strfmt(path, sizeof(path), "/sys/class/block/%s", name) < 0)
+		return -ENAMETOOLONG;
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	last = strrchr(link, '/');
+	if (!last)
+		return -EINVAL;
+	*last = '\0';
+	prev = strrchr(link, '/');
+	return strcopy(out, cap, prev ? prev + 1 : link);
+}
+
+static void probe_partition(struct blkdev *d)
+{
+	struct part_entry parts[16];
+	struct probe_src src;
+	char parent[32], path[48];
+	int fd, n;
+
+	if (parent_name(d->name, parent, sizeof(parent)) < 0 ||
+	    strfmt(path, sizeof(path), "/dev/%s", parent) < 0)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (probe_src_fd(&src, fd) == 0) {
+		n = parttab_read(&src, 512, parts, ARRAY_SIZE(parts));
+		for (int i = 0; i < n; i++) {
+			if ((int)parts[i].num != d->partnum)
+				continue;
+			IGNORE(strcopy(d->partuuid, sizeof(d->partuuid), parts[i].partuuid)); /* same sizes */
+			IGNORE(strcopy(d->partlabel, sizeof(d->partlabel), parts[i].partlabel));
+		}
+	}
+	close(fd);
+}
+
+static void probe_one(struct blkdev *d)
+{
+	struct probe_src src;
+	int fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0) {
+		d->probed = -errno;
+		return;
+	}
+	d->probed = probe_src_fd(&src, fd);
+	if (d->probed == 0)
+		d->probed = probe_fs(&src, &d->info);
+	close(fd);
+	if (d->partnum > 0)
+		probe_partition(d);
+}
+
+static int seen(const struct blkdev_table *t, const char *name)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		if (strcmp(t->d[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+struct refresh_ctx {
+	struct blkdev_table *t;
+	int added;
+};
+
+static int add_one(const char *name, unsigned char type, void *arg)
+{
+	struct refresh_ctx *rc = arg;
+	struct blkdev_table *t = rc->t;
+	struct blkdev *d;
+	char devno[32];
+	unsigned maj, min;
+	long long sectors;
+
+	(void)type;
+	if (seen(t, name))
+		return 0;
+	if (t->n >= BLKDEV_MAX) {
+		t->overflow = 1;
+		return 0;
+	}
+	sectors = read_sys_num(name, "size");
+	if (sectors <= 0)
+		return 0; /* empty drive or unused loop: look again next time */
+	d = &t->d[t->n];
+	memset(d, 0, sizeof(*d));
+	if (strcopy(d->name, sizeof(d->name), name) < 0 ||
+	    strfmt(d->path, sizeof(d->path), "/dev/%s", name) < 0)
+		return 0;
+	if (read_sys(name, "dev", devno, sizeof(devno)) == 0) {
+		char *end;
+
+		maj = (unsigned)strtoul(devno, &end, 10);
+		if (*end == ':') {
+			min = (unsigned)strtoul(end + 1, NULL, 10);
+			d->dev = makedev(maj, min);
+		}
+	}
+	d->size = (uint64_t)sectors * 512u;
+	d->partnum = (int)read_sys_num(name, "partition");
+	if (d->partnum < 0)
+		d->partnum = 0;
+	d->removable = read_sys_num(name, d->partnum ? "../removable" : "removable") == 1;
+	probe_one(d);
+	t->n++;
+	rc->added++;
+	return 0;
+}
+
+int blkdev_refresh(struct blkdev_table *t)
+{
+	struct refresh_ctx rc = { t, 0 };
+	int dir = open("/sys/class/block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int err;
+
+	if (dir < 0)
+		return -errno;
+	err = sys_dir_each(dir, add_one, &rc);
+	close(dir);
+	return err < 0 ? err : rc.added;
+}
+
+int blkdev_match(const struct blkdev *d, const struct spec *s)
+{
+	switch (s->kind) {
+	case SPEC_DEV:
+		return strcmp(d->path, s->value) == 0;
+	case SPEC_LABEL:
+		return d->probed == 1 && d->info.label[0] && strcmp(d->info.label, s->value) == 0;
+	case SPEC_UUID:
+		return d->probed == 1 && d->info.uuid[0] && strcasecmp(d->info.uuid, s->value) == 0;
+	case SPEC_PARTUUID:
+		return d->partuuid[0] && strcasecmp(d->partuuid, s->value) == 0;
+	case SPEC_PARTLABEL:
+		return d->partlabel[0] && strcmp(d->partlabel, s->value) == 0;
+	default:
+		return 0;
+	}
+}
+
+const struct blkdev *blkdev_find(const struct blkdev_table *t, const struct spec *s,
+				 unsigned *count)
+{
+	const struct blkdev *best = NULL;
+
+	*count = 0;
+	for (unsigned i = 0; i < t->n; i++) {
+		if (!blkdev_match(&t->d[i], s))
+			continue;
+		(*count)++;
+		if (!best || strcmp(t->d[i].name, best->name) < 0)
+			best = &t->d[i];
+	}
+	return best;
+}

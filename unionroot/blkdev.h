@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* The block devices the kernel has shown so far, each probed once: name,
+ * size, removable, file system TYPE/UUID/LABEL, and partition identity. */
+#ifndef UNIONROOT_BLKDEV_H
+#define UNIONROOT_BLKDEV_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "defs.h"
+#include "probe.h"
+#include "spec.h"
+
+#define BLKDEV_MAX 64
+
+struct blkdev {
+	char name[32];          /* "vda1" */
+	char path[48];          /* "/dev/vda1" */
+	dev_t dev;
+	uint64_t size;          /* bytes */
+	int removable;
+	int partnum;            /* 0 for a whole disk */
+	char partuuid[40];
+	char partlabel[148];
+	int probed;             /* 1 known fs, 0 unknown, < 0 -errno */
+	struct probe_info info;
+};
+
+struct blkdev_table {
+	struct blkdev d[BLKDEV_MAX];
+	unsigned n;
+	int overflow;           /* more devices than BLKDEV_MAX were seen */
+};
+
+/* Adds devices that appeared since the last call (from /sys/class/block) and
+ * probes them. Devices of size 0 (empty drives, unused loops) are retried on
+ * the next call. Returns the number of new devices, or -errno. */
+int blkdev_refresh(struct blkdev_table *t) WUR;
+/* 1 when d is the medium s names (ignoring s's image paths), else 0. */
+int blkdev_match(const struct blkdev *d, const struct spec *s);
+/* The matching device with the lowest name, or NULL; *count says how many
+ * matched (the caller warns about ambiguity). */
+const struct blkdev *blkdev_find(const struct blkdev_table *t, const struct spec *s,
+				 unsigned *count);
+
+#endif

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/* Writable branch layout and reset. Order matters for power cuts: the old
+ * upper leaves in one rename, a fresh one appears after it, and the request
+ * is cleared last, so any cut leaves the old tree or the factory tree. */
+#include "branch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rmtree.h"
+#include "sbuf.h"
+#include "sys.h"
+
+static int open_dir(int at, const char *name)
+{
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* A name for something moved into the trash that does not exist yet. */
+static int trash_name(int trash, const char *base, char *out, size_t cap)
+{
+	uint64_t now = sys_now_ms();
+	struct stat st;
+
+	for (unsigned i = 0; i < 1000; i++) {
+		if (strfmt(out, cap, "%s.%llu.%u", base, (unsigned long long)now, i) < 0)
+			return -ENAMETOOLONG;
+		if (fstatat(trash, out, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+			return 0;
+	}
+	return -EEXIST;
+}
+
+static int move_to_trash(int rw, int trash, const char *name)
+{
+	char dst[96];
+	int rc = trash_name(trash, name, dst, sizeof(dst));
+
+	if (rc < 0)
+		return rc;
+	if (renameat(rw, name, trash, dst) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return 1;
+}
+
+/* name must be a real directory: anything else goes to the trash first. */
+static int ensure_dir(int rw, int trash, const char *name, int *repaired)
+{
+	struct stat st;
+
+	if (fstatat(rw, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return 0;
+		if (trash < 0)
+			return -ENOTDIR;
+		if (move_to_trash(rw, trash, name) < 0)
+			return -ENOTDIR;
+		*repaired = 1;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	if (mkdirat(rw, name, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 1;
+}
+
+static int state_dirs(int rw, int *state, int *trash, int *repaired)
+{
+	struct stat st;
+	int rc;
+
+	/* .unionroot itself: a symlink or file there is hostile or corrupt; it
+	 * cannot go to a trash that lives inside it, so it gets a name beside */
+	if (fstatat(rw, BRANCH_STATE, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) {
+		char aside[64];
+
+		if (strfmt(aside, sizeof(aside), "%s.invalid.%llu", BRANCH_STATE,
+			   (unsigned long long)sys_now_ms()) < 0 ||
+		    renameat(rw, BRANCH_STATE, rw, aside) < 0)
+			return -ENOTDIR;
+		*repaired = 1;
+	}
+	rc = ensure_dir(rw, -1, BRANCH_STATE, repaired);
+	if (rc < 0)
+		return rc;
+	*state = open_dir(rw, BRANCH_STATE);
+	if (*state < 0)
+		return *state;
+	rc = ensure_dir(*state, -1, BRANCH_TRASH, repaired);
+	if (rc == -ENOTDIR) {
+		/* a non-directory trash: remove the entry itself (never its target) */
+		if (unlinkat(*state, BRANCH_TRASH, 0) < 0)
+			return -errno;
+		rc = ensure_dir(*state, -1, BRANCH_TRASH, repaired);
+	}
+	if (rc < 0)
+		return rc;
+	*trash = open_dir(*state, BRANCH_TRASH);
+	return *trash < 0 ? *trash : 0;
+}
+
+static int stop_at_first(const char *name, unsigned char type, void *arg)
+{
+	(void)name;
+	(void)type;
+	*(int *)arg = 1;
+	return -ECANCELED;
+}
+
+static int has_entries(int dir)
+{
+	int any = 0;
+
+	if (lseek(dir, 0, SEEK_SET) < 0)
+		return 0;
+	IGNORE(sys_dir_each(dir, stop_at_first, &any)); /* stops with -ECANCELED */
+	return any;
+}
+
+int branch_prepare(int rw, int reset, struct branch_result *res, const char **what)
+{
+	int state = -1, trash = -1, rc;
+	struct stat st;
+
+	memset(res, 0, sizeof(*res));
+	*what = "creating .unionroot/";
+	rc = state_dirs(rw, &state, &trash, &res->repaired);
+	if (rc < 0)
+		goto out;
+
+	if (fstatat(state, BRANCH_RESET_REQUEST, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		res->from_request = 1;
+		reset = 1;
+	}
+	if (reset) {
+		*what = "moving the old upper/ aside";
+		rc = move_to_trash(rw, trash, BRANCH_UPPER);
+		if (rc < 0)
+			goto out;
+		res->reset_done = 1;
+		rc = move_to_trash(rw, trash, BRANCH_WORK);
+		if (rc < 0)
+			goto out;
+		if (fsync(trash) < 0 || fsync(rw) < 0) {
+			rc = -errno;
+			goto out;
+		}
+	}
+	*what = "creating upper/";
+	rc = ensure_dir(rw, trash, BRANCH_UPPER, &res->repaired);
+	if (rc < 0)
+		goto out;
+	*what = "creating work/";
+	rc = ensure_dir(rw, trash, BRANCH_WORK, &res->repaired);
+	if (rc < 0)
+		goto out;
+	if (fsync(rw) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (res->from_request) {
+		*what = "clearing the reset request";
+		if (unlinkat(state, BRANCH_RESET_REQUEST, 0) < 0 || fsync(state) < 0) {
+			rc = -errno;
+			goto out;
+		}
+	}
+	res->trash_pending = has_entries(trash);
+	rc = 0;
+out:
+	if (trash >= 0)
+		close(trash);
+	if (state >= 0)
+		close(state);
+	return rc;
+}
+
+int branch_request_reset(int rw)
+{
+	int state = open_dir(rw, BRANCH_STATE), rc;
+	static const char text[] = "reset requested\n";
+
+	if (state < 0)
+		return state;
+	rc = sys_write_file_atomic(state, BRANCH_RESET_REQUEST, text, sizeof(text) - 1, 0600);
+	close(state);
+	return rc;
+}
+
+int branch_trash_empty(int rw)
+{
+	int state = open_dir(rw, BRANCH_STATE), trash, rc;
+	struct stat st;
+
+	if (state < 0)
+		return state;
+	trash = open_dir(state, BRANCH_TRASH);
+	close(state);
+	if (trash < 0)
+		return trash;
+	if (fstat(trash, &st) < 0) {
+		rc = -errno;
+	} else {
+		rc = rmtree_contents(trash, st.st_dev);
+		if (fsync(trash) < 0 && !rc)
+			rc = -errno;
+	}
+	close(trash);
+	return rc;
+}
+
+int branch_fresh_work(int rw)
+{
+	int state = open_dir(rw, BRANCH_STATE), trash, rc;
+
+	if (state < 0)
+		return state;
+	trash = open_dir(state, BRANCH_TRASH);
+	close(state);
+	if (trash < 0)
+		return trash;
+	rc = move_to_trash(rw, trash, BRANCH_WORK);
+	close(trash);
+	if (rc < 0)
+		return rc;
+	if (mkdirat(rw, BRANCH_WORK, 0755) < 0)
+		return -errno;
+	return fsync(rw) < 0 ? -errno : 0;
+}

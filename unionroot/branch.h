@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* The writable branch's top level: upper/, work/ and .unionroot/ as real
+ * directories, the reset that renames the old upper aside in one step, and
+ * the trash that is emptied after the hand-off. */
+#ifndef UNIONROOT_BRANCH_H
+#define UNIONROOT_BRANCH_H
+
+#include <stddef.h>
+
+#include "defs.h"
+
+#define BRANCH_UPPER "upper"
+#define BRANCH_WORK "work"
+#define BRANCH_STATE ".unionroot"
+#define BRANCH_TRASH "trash"             /* inside .unionroot */
+#define BRANCH_RESET_REQUEST "reset"     /* inside .unionroot: a pending reset */
+
+struct branch_result {
+	int reset_done;     /* the old upper went to the trash */
+	int from_request;   /* ... because of .unionroot/reset */
+	int repaired;       /* something that was not a directory was moved aside */
+	int trash_pending;  /* the trash holds something to delete */
+};
+
+/* rw: an open directory fd of the writable branch's top. 0 or -errno;
+ * on error *what names the step that failed. */
+int branch_prepare(int rw, int reset, struct branch_result *res, const char **what) WUR;
+/* Records a reset request durably: .unionroot/reset, fsynced with its
+ * directory. 0 or -errno. */
+int branch_request_reset(int rw) WUR;
+/* Empties .unionroot/trash without following symlinks or crossing mounts. */
+int branch_trash_empty(int rw) WUR;
+/* Moves work/ aside and makes a fresh one (a stale or incompatible work
+ * directory makes overlayfs refuse the mount). 0 or -errno. */
+int branch_fresh_work(int rw) WUR;
+
+#endif

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/* Admin command dispatch and help. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "defs.h"
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+	const char *help;
+} commands[] = {
+	{ "status", cmd_status, "status",
+	  "show the branches, backend, fallbacks taken and why, writable usage, pending reset" },
+	{ "plan", cmd_plan, "plan [CMDLINE]",
+	  "print what a boot with this command line would do, touching nothing" },
+	{ "reset", cmd_reset, "reset [--yes] [--reboot]",
+	  "schedule a factory reset of the writable branch for the next boot" },
+	{ "probe", cmd_probe, "probe PATH...",
+	  "identify file systems and partition tables like blkid, from their superblocks" },
+};
+
+static int usage(FILE *out)
+{
+	fprintf(out, "unionroot %s: a read-only image plus a writable branch as one root\n\n"
+		     "As PID 1 in an initramfs it builds the union and starts the real init.\n"
+		     "Afterwards it is the admin tool:\n\n",
+		UNIONROOT_VERSION);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "  unionroot %-26s %s\n", commands[i].usage, commands[i].help);
+	fprintf(out, "\n  unionroot help COMMAND      help for one command\n"
+		     "  unionroot --version\n");
+	return out == stdout ? 0 : 2;
+}
+
+int cli_main(int argc, char **argv)
+{
+	const char *name = argc > 1 ? argv[1] : NULL;
+
+	if (!name)
+		return usage(stderr);
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
+	    (strcmp(name, "help") == 0 && argc < 3))
+		return usage(stdout);
+	if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+		printf("unionroot %s\n", UNIONROOT_VERSION);
+		return 0;
+	}
+	if (strcmp(name, "help") == 0)
+		name = argv[2];
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (strcmp(commands[i].name, name) != 0)
+			continue;
+		if (strcmp(argv[1], "help") == 0 ||
+		    (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))) {
+			printf("usage: unionroot %s\n  %s\n", commands[i].usage, commands[i].help);
+			return 0;
+		}
+		return commands[i].fn(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "unionroot: unknown command \"%s\"; try 'unionroot --help'\n", name);
+	return 2;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* The admin commands: a table of names, one function each. */
+#ifndef UNIONROOT_CLI_H
+#define UNIONROOT_CLI_H
+
+#define UNIONROOT_VERSION "0.1"
+#define RUNTIME_DIR "/run/unionroot"
+#define RUNTIME_RW RUNTIME_DIR "/rw"
+
+int cli_main(int argc, char **argv);
+
+int cmd_status(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+
+#endif

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/* unionroot reset: records a durable reset request; PID 1 applies it at the
+ * next boot, before the union exists (changing a mounted layer is undefined). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/reboot.h>
+#include <unistd.h>
+
+#include "branch.h"
+#include "cli.h"
+
+static int confirm(void)
+{
+	char answer[16];
+
+	if (!isatty(0)) {
+		fprintf(stderr, "unionroot reset: not on a terminal; use --yes to confirm\n");
+		return 0;
+	}
+	printf("Every change made to this system will be lost at the next boot.\n"
+	       "Type 'yes' to schedule a factory reset: ");
+	fflush(stdout);
+	if (!fgets(answer, sizeof(answer), stdin))
+		return 0;
+	return strcmp(answer, "yes\n") == 0;
+}
+
+int cmd_reset(int argc, char **argv)
+{
+	int yes = 0, do_reboot = 0, rw, rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--yes") == 0 || strcmp(argv[i], "-y") == 0) {
+			yes = 1;
+		} else if (strcmp(argv[i], "--reboot") == 0) {
+			do_reboot = 1;
+		} else {
+			fprintf(stderr, "unionroot reset: unknown option \"%s\" (--keep is not supported yet)\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	rw = open(RUNTIME_RW, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rw < 0) {
+		fprintf(stderr, "unionroot reset: %s: %s; is there a writable branch?\n", RUNTIME_RW,
+			strerror(errno));
+		return 1;
+	}
+	if (!yes && !confirm()) {
+		close(rw);
+		fprintf(stderr, "unionroot reset: not confirmed; nothing changed\n");
+		return 1;
+	}
+	rc = branch_request_reset(rw);
+	close(rw);
+	if (rc < 0) {
+		fprintf(stderr, "unionroot reset: recording the request in %s/%s failed: %s\n",
+			RUNTIME_RW, BRANCH_STATE, strerror(-rc));
+		return 1;
+	}
+	printf("unionroot: factory reset scheduled for the next boot\n");
+	if (do_reboot) {
+		sync();
+		/* the system's own reboot stops services cleanly; the syscall is
+		 * the fallback when there is none */
+		execlp("reboot", "reboot", (char *)NULL);
+		if (reboot(RB_AUTOBOOT) < 0) {
+			fprintf(stderr, "unionroot reset: reboot: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* The boot configuration: board defaults, then the kernel command line.
+ * Every value is validated; a bad one is named and replaced by its default. */
+#ifndef UNIONROOT_CONFIG_H
+#define UNIONROOT_CONFIG_H
+
+#include <stddef.h>
+
+#include "defs.h"
+
+#define CFG_SPEC_MAX 256   /* one SPEC */
+#define CFG_LIST_MAX 1024  /* a comma list of SPECs */
+#define CFG_PATH_MAX 256
+#define CFG_OPTS_MAX 256
+#define CFG_WORD_MAX 32
+#define CFG_ERR_MAX 256
+#define CFG_WAIT_FOREVER (-1)
+
+enum cfg_mode { MODE_AUTO, MODE_OVERLAY, MODE_COPYUP };
+enum cfg_onfail { ONFAIL_TMPFS, ONFAIL_SHELL, ONFAIL_REBOOT, ONFAIL_HALT };
+enum cfg_reset { RESET_OFF, RESET_ON, RESET_KEEP };
+enum cfg_upgrade { UPGRADE_KEEP, UPGRADE_RESET, UPGRADE_KEEPLIST };
+enum cfg_scan { SCAN_ALL, SCAN_REMOVABLE };
+enum cfg_rorw { RORW_DEFAULT, RORW_RO, RORW_RW };
+enum cfg_break { BREAK_MODULES = 1, BREAK_MOUNT = 2, BREAK_SWITCH = 4 };
+
+struct config {
+	char lower[CFG_LIST_MAX];   /* union.lower, "" = use root= */
+	char image[CFG_PATH_MAX];   /* union.image */
+	char upper[CFG_SPEC_MAX];   /* union.upper: SPEC, "tmpfs" or "none" */
+	char upperfs[CFG_WORD_MAX];
+	char upperflags[CFG_OPTS_MAX];
+	int mode;                   /* enum cfg_mode */
+	int wait;                   /* seconds, CFG_WAIT_FOREVER */
+	int reset;                  /* enum cfg_reset */
+	int onfail;                 /* enum cfg_onfail */
+	int brk;                    /* enum cfg_break bits */
+	int toram;
+	int upgrade;                /* enum cfg_upgrade */
+	int maxfails;
+	int session_volatile;
+	char size[CFG_WORD_MAX];    /* tmpfs size= */
+	int scan;                   /* enum cfg_scan */
+	char format[CFG_WORD_MAX];  /* union.format, "" = never */
+	char ubi[CFG_SPEC_MAX];
+	int fsck;
+	int warnfull;
+	char init[CFG_PATH_MAX];    /* union.init / init=, "" = the fallback list */
+	int debug;
+	int quiet;
+	/* standard parameters */
+	char root[CFG_SPEC_MAX];
+	char rootfstype[CFG_WORD_MAX];
+	char rootflags[CFG_OPTS_MAX];
+	int rootwait;
+	int rootdelay;              /* seconds, -1 = not given */
+	int rorw;                   /* enum cfg_rorw */
+};
+
+/* Called once per rejected value with a one-line reason. */
+typedef void (*config_err_fn)(const char *msg, void *ctx);
+
+void config_defaults(struct config *c);
+/* Applies one key[=val]. Returns 1 when the key is ours, 0 when it is not
+ * (a module parameter, console=, ...); a bad value reports through err and
+ * leaves the default in place. */
+int config_apply(struct config *c, const char *key, const char *val,
+		 config_err_fn err, void *ctx);
+/* Applies a whole command line or config text (modified in place). */
+void config_apply_text(struct config *c, char *text, int comments,
+		       config_err_fn err, void *ctx);
+/* The effective deadline for devices, in seconds (CFG_WAIT_FOREVER). */
+int config_wait(const struct config *c);
+/* Names for enum values, for plan/status output. */
+const char *config_mode_name(int mode);
+const char *config_onfail_name(int onfail);
+
+#endif

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/* Logging for PID 1 and the admin commands. PID 1 writes whole records with
+ * write(2): buffered stdio would be duplicated by fork or lost at exec. */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct {
+	int kmsg;
+	int console;
+	int quiet;
+	int debug;
+	int echo_below; /* kernel prints kmsg records with level < this */
+	unsigned kept;
+} lg = { .kmsg = -1, .console = -1, .echo_below = 0 };
+
+/* apart from lg so that it stays in .bss, not in the file */
+static char keep[LOG_KEEP][LOG_LINE_MAX];
+
+void log_setup(int kmsg_fd, int console_fd)
+{
+	lg.kmsg = kmsg_fd;
+	lg.console = console_fd;
+}
+
+void log_set_quiet(int quiet)
+{
+	lg.quiet = quiet;
+}
+
+void log_set_debug(int debug)
+{
+	lg.debug = debug;
+}
+
+void log_set_console_loglevel(int level)
+{
+	lg.echo_below = level;
+}
+
+static void write_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, s, n);
+
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+void ur_log(int level, const char *fmt, ...)
+{
+	char line[LOG_LINE_MAX];
+	char rec[LOG_LINE_MAX + 8];
+	va_list ap;
+	int n, r;
+
+	if (level >= L_DEBUG && !lg.debug)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line) - 1)
+		n = (int)sizeof(line) - 2; /* a long user value: cut the line, keep the record */
+	if (level <= L_WARN) {
+		memcpy(keep[lg.kept % LOG_KEEP], line, (size_t)n + 1);
+		lg.kept++;
+	}
+	line[n++] = '\n';
+
+	if (lg.kmsg < 0 && lg.console < 0) {
+		write_all(2, "unionroot: ", 11);
+		write_all(2, line, (size_t)n);
+		return;
+	}
+	if (lg.kmsg >= 0) {
+		r = snprintf(rec, sizeof(rec), "<%d>unionroot: ", level);
+		if (r > 0 && (size_t)r + (size_t)n <= sizeof(rec)) {
+			memcpy(rec + r, line, (size_t)n);
+			write_all(lg.kmsg, rec, (size_t)r + (size_t)n);
+		}
+	}
+	if (lg.console >= 0 && (level <= L_WARN || !lg.quiet) &&
+	    !(lg.kmsg >= 0 && level < lg.echo_below)) {
+		write_all(lg.console, "unionroot: ", 11);
+		write_all(lg.console, line, (size_t)n);
+	}
+}
+
+unsigned log_kept_count(void)
+{
+	return lg.kept < LOG_KEEP ? lg.kept : LOG_KEEP;
+}
+
+const char *log_kept(unsigned i)
+{
+	unsigned first = lg.kept < LOG_KEEP ? 0 : lg.kept - LOG_KEEP;
+
+	return keep[(first + i) % LOG_KEEP];
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/* Overlay mount options for a root whose read-only layers are replaced
+ * offline by upgrades (Documentation/filesystems/overlayfs.rst, "Changes to
+ * underlying filesystems"): no feature may record lower identities in the
+ * upper. Every option is passed explicitly, because their defaults are module
+ * parameters a distro or a user can flip (overlay.index=1).
+ *   index=off          an index records lower file handles; a new lower then
+ *                      fails the mount with ESTALE
+ *   redirect_dir=nofollow  creates no redirects and follows none: Debian
+ *                      builds REDIRECT_ALWAYS_FOLLOW, so "off" would still
+ *                      follow redirects planted on an untrusted writable
+ *                      medium. Cost: renaming a directory that comes from a
+ *                      lower layer fails with EXDEV (mv copes)
+ *   metacopy=off       metadata-only copies point at lower files by xattr; a
+ *                      crafted upper could reach any lower file
+ *   xino=off           inode numbers would mix in lower fs ids that change
+ *                      with every new image
+ *   nfs_export=off     needs index
+ * No "volatile": it only skips syncs, which cost nothing on a tmpfs upper and
+ * must not be skipped on a persistent one. */
+#include "overlay.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "sbuf.h"
+
+static const char *const fixed_options[] = {
+	"index=off", "redirect_dir=nofollow", "metacopy=off", "xino=off", "nfs_export=off",
+};
+
+static int bad_path(const char *p)
+{
+	/* overlayfs splits options at ',' and lowerdir at ':' (escapes exist, but
+	 * our own paths never need them) */
+	return !p || p[0] != '/' || strpbrk(p, ",:\\") != NULL;
+}
+
+int overlay_options(char *buf, size_t cap, const char *const *lowers, unsigned nlower,
+		    const char *upper, const char *work)
+{
+	struct sbuf sb;
+
+	if (nlower == 0 || (!upper != !work))
+		return -EINVAL;
+	sbuf_init(&sb, buf, cap);
+	sbuf_add(&sb, "lowerdir=");
+	for (unsigned i = 0; i < nlower; i++) {
+		if (bad_path(lowers[i]))
+			return -EINVAL;
+		sbuf_addf(&sb, "%s%s", i ? ":" : "", lowers[i]);
+	}
+	if (upper) {
+		if (bad_path(upper) || bad_path(work))
+			return -EINVAL;
+		sbuf_addf(&sb, ",upperdir=%s,workdir=%s", upper, work);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(fixed_options); i++)
+		sbuf_addf(&sb, ",%s", fixed_options[i]);
+	return sbuf_done(&sb);
+}

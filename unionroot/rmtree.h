@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Deleting a tree through directory fds: never follows a symlink, never
+ * crosses into another mount, bounded depth. */
+#ifndef UNIONROOT_RMTREE_H
+#define UNIONROOT_RMTREE_H
+
+#include <sys/types.h>
+
+#include "defs.h"
+
+#define RMTREE_DEPTH_MAX 256
+
+/* Deletes everything inside the open directory dir that lives on device dev.
+ * Entries on other devices (mount points) are left, reported as -EXDEV after
+ * the rest is gone. 0 or the first -errno. */
+int rmtree_contents(int dir, dev_t dev) WUR;
+
+#endif

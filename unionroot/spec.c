@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/* SPEC parser: pure, bounded, with a reason for every refusal. */
+#include "spec.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "sbuf.h"
+
+static const struct {
+	const char *prefix;
+	int kind;
+} bases[] = {
+	{ "/dev/", SPEC_DEV },
+	{ "LABEL=", SPEC_LABEL },
+	{ "UUID=", SPEC_UUID },
+	{ "PARTUUID=", SPEC_PARTUUID },
+	{ "PARTLABEL=", SPEC_PARTLABEL },
+	{ "mtd:", SPEC_MTD },
+	{ "ubi:", SPEC_UBI },
+};
+
+const char *spec_kind_name(int kind)
+{
+	static const char *const names[] = {
+		[SPEC_DEV] = "device", [SPEC_LABEL] = "LABEL", [SPEC_UUID] = "UUID",
+		[SPEC_PARTUUID] = "PARTUUID", [SPEC_PARTLABEL] = "PARTLABEL",
+		[SPEC_MTD] = "mtd", [SPEC_UBI] = "ubi", [SPEC_AUTO] = "auto",
+	};
+
+	if (kind < 0 || (size_t)kind >= ARRAY_SIZE(names))
+		return "?";
+	return names[kind];
+}
+
+static int fail(char *err, size_t errlen, int rc, const char *why)
+{
+	if (errlen)
+		IGNORE(strcopy(err, errlen, why));
+	return rc;
+}
+
+static int has_dotdot(const char *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (p[i] == '.' && p[i + 1] == '.' && (i == 0 || p[i - 1] == '/') &&
+		    (i + 2 == n || p[i + 2] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+static int valid_uuid(const char *v)
+{
+	for (; *v; v++) {
+		if (!((*v >= '0' && *v <= '9') || (*v >= 'a' && *v <= 'f') ||
+		      (*v >= 'A' && *v <= 'F') || *v == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+/* Splits "@digits" off the end; returns the new length. */
+static size_t take_deadline(const char *t, size_t n, int *deadline, int *bad)
+{
+	size_t i = n;
+	long v = 0;
+
+	while (i > 0 && t[i - 1] >= '0' && t[i - 1] <= '9')
+		i--;
+	if (i == n || i == 0 || t[i - 1] != '@')
+		return n;
+	for (size_t k = i; k < n; k++) {
+		v = v * 10 + (t[k] - '0');
+		if (v > SPEC_DEADLINE_MAX) {
+			*bad = 1;
+			break;
+		}
+	}
+	*deadline = (int)v;
+	return i - 1;
+}
+
+int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
+{
+	size_t n = strlen(text), base_end, vlen;
+	const char *seg;
+	int bad = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->deadline = -1;
+	if (n == 0)
+		return fail(err, errlen, -EINVAL, "empty SPEC");
+	n = take_deadline(text, n, &out->deadline, &bad);
+	if (bad)
+		return fail(err, errlen, -EINVAL, "deadline after '@' is over 3600 seconds");
+
+	/* the base ends where the first ":/" starts (but "/dev/x" itself starts with '/') */
+	seg = NULL;
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (text[i] == ':' && text[i + 1] == '/') {
+			seg = text + i;
+			break;
+		}
+	}
+	base_end = seg ? (size_t)(seg - text) : n;
+
+	out->kind = -1;
+	vlen = 0;
+	if (base_end == 4 && strncmp(text, "auto", 4) == 0) {
+		out->kind = SPEC_AUTO;
+	} else {
+		size_t skip = 0;
+
+		for (size_t i = 0; i < ARRAY_SIZE(bases) && out->kind < 0; i++) {
+			size_t pl = strlen(bases[i].prefix);
+
+			if (base_end >= pl && strncmp(text, bases[i].prefix, pl) == 0) {
+				out->kind = bases[i].kind;
+				/* /dev/NAME keeps the whole path as its value */
+				skip = bases[i].kind == SPEC_DEV ? 0 : pl;
+			}
+		}
+		if (out->kind < 0)
+			return fail(err, errlen, -EINVAL,
+				    "not a SPEC (want /dev/NAME, LABEL=, UUID=, PARTUUID=, PARTLABEL=, mtd:, ubi: or auto)");
+		vlen = base_end - skip;
+		if (vlen == 0 || (out->kind == SPEC_DEV && vlen == 5))
+			return fail(err, errlen, -EINVAL, "SPEC names no device");
+		if (vlen >= sizeof(out->value))
+			return fail(err, errlen, -ENAMETOOLONG, "SPEC value is too long");
+		memcpy(out->value, text + skip, vlen);
+		out->value[vlen] = '\0';
+	}
+	if (out->kind == SPEC_DEV && has_dotdot(out->value, vlen))
+		return fail(err, errlen, -EINVAL, "device path leaves /dev");
+	if ((out->kind == SPEC_UUID || out->kind == SPEC_PARTUUID) && !valid_uuid(out->value))
+		return fail(err, errlen, -EINVAL, "UUID holds characters other than hex digits and '-'");
+
+	while (seg) {
+		const char *p = seg + 1, *next = NULL;
+		size_t plen;
+
+		for (size_t i = (size_t)(p - text); i + 1 < n; i++) {
+			if (text[i] == ':' && text[i + 1] == '/') {
+				next = text + i;
+				break;
+			}
+		}
+		plen = (next ? (size_t)(next - p) : (size_t)(text + n - p));
+		if (out->npaths >= SPEC_PATHS_MAX)
+			return fail(err, errlen, -EINVAL, "more than 4 nested image paths");
+		if (plen >= SPEC_PATH_MAX)
+			return fail(err, errlen, -ENAMETOOLONG, "image path is too long");
+		if (plen < 2 || p[plen - 1] == '/')
+			return fail(err, errlen, -EINVAL, "image path names no file");
+		if (has_dotdot(p, plen))
+			return fail(err, errlen, -EINVAL, "image path uses '..'");
+		memcpy(out->paths[out->npaths], p, plen);
+		out->paths[out->npaths][plen] = '\0';
+		out->npaths++;
+		seg = next;
+	}
+	return 0;
+}
+
+int spec_list_parse(const char *text, struct spec *out, unsigned max, char *err,
+		    size_t errlen)
+{
+	char item[SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX];
+	unsigned count = 0;
+	const char *p = text;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		int rc;
+
+		if (count >= max)
+			return fail(err, errlen, -E2BIG, "more than 8 read-only layers");
+		if (len >= sizeof(item))
+			return fail(err, errlen, -ENAMETOOLONG, "SPEC is too long");
+		memcpy(item, p, len);
+		item[len] = '\0';
+		rc = spec_parse(item, &out[count], err, errlen);
+		if (rc < 0)
+			return rc;
+		count++;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return (int)count;
+}
+
+int spec_format(const struct spec *s, char *buf, size_t cap)
+{
+	struct sbuf sb;
+
+	sbuf_init(&sb, buf, cap);
+	switch (s->kind) {
+	case SPEC_DEV:
+	case SPEC_AUTO:
+		sbuf_add(&sb, s->kind == SPEC_AUTO ? "auto" : s->value);
+		break;
+	case SPEC_MTD:
+	case SPEC_UBI:
+		sbuf_addf(&sb, "%s:%s", spec_kind_name(s->kind), s->value);
+		break;
+	default:
+		sbuf_addf(&sb, "%s=%s", spec_kind_name(s->kind), s->value);
+		break;
+	}
+	for (unsigned i = 0; i < s->npaths; i++)
+		sbuf_addf(&sb, ":%s", s->paths[i]);
+	if (s->deadline >= 0)
+		sbuf_addf(&sb, "@%d", s->deadline);
+	return sbuf_done(&sb);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* The SPEC grammar of SPEC.md: which medium, which image file inside it
+ * (nesting), and its own deadline.
+ *   SPEC  := BASE { ":" "/" PATH } [ "@" SECONDS ]
+ *   BASE  := /dev/NAME | LABEL=x | UUID=x | PARTUUID=x | PARTLABEL=x
+ *          | mtd:NAME | ubi:VOLUME | auto
+ * A path segment starts at ":/", so a label may hold a colon but not ":/";
+ * a trailing "@digits" is always a deadline. */
+#ifndef UNIONROOT_SPEC_H
+#define UNIONROOT_SPEC_H
+
+#include <stddef.h>
+
+#include "defs.h"
+
+#define SPEC_VALUE_MAX 128
+#define SPEC_PATHS_MAX 4
+#define SPEC_PATH_MAX 256
+#define SPEC_LIST_MAX 8
+#define SPEC_DEADLINE_MAX 3600
+
+enum spec_kind {
+	SPEC_DEV,
+	SPEC_LABEL,
+	SPEC_UUID,
+	SPEC_PARTUUID,
+	SPEC_PARTLABEL,
+	SPEC_MTD,
+	SPEC_UBI,
+	SPEC_AUTO,
+};
+
+struct spec {
+	int kind;                     /* enum spec_kind */
+	char value[SPEC_VALUE_MAX];   /* device path, label, uuid, name */
+	unsigned npaths;              /* image files, outermost first */
+	char paths[SPEC_PATHS_MAX][SPEC_PATH_MAX];
+	int deadline;                 /* seconds, -1 = union.wait */
+};
+
+/* 0, or -EINVAL / -ENAMETOOLONG with a reason in err. */
+int spec_parse(const char *text, struct spec *out, char *err, size_t errlen) WUR;
+/* A comma-separated list; returns the count (>= 1) or -errno with a reason. */
+int spec_list_parse(const char *text, struct spec *out, unsigned max, char *err,
+		    size_t errlen) WUR;
+/* Canonical text of a spec (for plan and status); 0 or -ENAMETOOLONG. */
+int spec_format(const struct spec *s, char *buf, size_t cap) WUR;
+const char *spec_kind_name(int kind);
+
+#endif

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/* Syscall wrappers and small file helpers; everything returns -errno. */
+#include "sys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbuf.h"
+
+int sys_finit_module(int fd, const char *params, int flags)
+{
+	return syscall(SYS_finit_module, fd, params, flags) < 0 ? -errno : 0;
+}
+
+int sys_renameat2(int olddir, const char *oldpath, int newdir, const char *newpath,
+		  unsigned flags)
+{
+	return syscall(SYS_renameat2, olddir, oldpath, newdir, newpath, flags) < 0 ? -errno : 0;
+}
+
+int sys_openat2(int dir, const char *path, int flags, uint64_t resolve)
+{
+	struct open_how how = { .flags = (uint64_t)(flags | O_CLOEXEC), .resolve = resolve };
+	long fd = syscall(SYS_openat2, dir, path, &how, sizeof(how));
+
+	if (fd >= 0)
+		return (int)fd;
+	if (errno != ENOSYS)
+		return -errno;
+	/* Before 5.6: one component at a time is the caller's contract. */
+	if (strchr(path, '/') || strcmp(path, "..") == 0)
+		return -EXDEV;
+	fd = openat(dir, path, flags | O_CLOEXEC | O_NOFOLLOW);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int sys_pivot_root(const char *new_root, const char *put_old)
+{
+	return syscall(SYS_pivot_root, new_root, put_old) < 0 ? -errno : 0;
+}
+
+int sys_mount(const char *src, const char *dst, const char *type,
+	      unsigned long flags, const char *data)
+{
+	return mount(src, dst, type, flags, data) < 0 ? -errno : 0;
+}
+
+int sys_mkdir_p(const char *path, mode_t mode)
+{
+	char buf[256];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+ssize_t sys_read_fileat(int dir, const char *path, char *buf, size_t cap)
+{
+	size_t len = 0;
+	int fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (cap == 0) {
+		close(fd);
+		return -EFBIG;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap - 1) {
+			char extra;
+
+			n = read(fd, &extra, 1);
+			if (n > 0)
+				err = -EFBIG;
+			break;
+		}
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return err ? err : (ssize_t)len;
+}
+
+ssize_t sys_read_file(const char *path, char *buf, size_t cap)
+{
+	return sys_read_fileat(AT_FDCWD, path, buf, cap);
+}
+
+int sys_write_file_atomic(int dir, const char *name, const char *buf, size_t len,
+			  mode_t mode)
+{
+	char tmp[128];
+	int fd, rc = 0;
+
+	if (strfmt(tmp, sizeof(tmp), ".%s.new", name) < 0)
+		return -ENAMETOOLONG;
+	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return -errno;
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && renameat(dir, tmp, dir, name) < 0)
+		rc = -errno;
+	if (rc) {
+		unlinkat(dir, tmp, 0);
+		return rc;
+	}
+	return fsync(dir) < 0 ? -errno : 0;
+}
+
+uint64_t sys_now_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+struct linux_dirent64_hdr {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+int sys_dir_each(int dirfd, int (*fn)(const char *name, unsigned char type, void *ctx),
+		 void *ctx)
+{
+	char buf[4096] __attribute__((aligned(8)));
+
+	for (;;) {
+		long n = syscall(SYS_getdents64, dirfd, buf, sizeof(buf));
+
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		for (long off = 0; off < n;) {
+			const struct linux_dirent64_hdr *d = (const void *)(buf + off);
+			int rc;
+
+			if (d->reclen == 0 || off + d->reclen > n)
+				return -EIO;
+			off += d->reclen;
+			if (strcmp(d->name, ".") == 0 || strcmp(d->name, "..") == 0)
+				continue;
+			rc = fn(d->name, d->type, ctx);
+			if (rc < 0)
+				return rc;
+		}
+	}
+}
