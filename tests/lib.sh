@@ -27,3 +27,49 @@ expect() {
 		fail "$1" "${4:-no line matching /$3/ in $2}"
 	fi
 }
+
+# ---- QEMU boots of the board ------------------------------------------------
+OUTDIR=${OUTDIR:-$BUILD/$BOARD}
+
+# need_qemu NAME: prints a SKIP and returns 1 when the board cannot boot here.
+need_qemu() {
+	local f
+	for f in "$OUTDIR/vmlinuz" "$OUTDIR/initramfs.cpio.gz" "$OUTDIR/rootfs.squashfs"; do
+		if [ ! -f "$f" ]; then
+			skip "$1" "$f missing (make initramfs images)"
+			return 1
+		fi
+	done
+	if ! command -v qemu-system-x86_64 >/dev/null; then
+		skip "$1" "qemu-system-x86_64 not installed"
+		return 1
+	fi
+}
+
+# new_data FILE [LABEL]: a fresh, empty ext4 writable disk.
+new_data() {
+	rm -f "$1"
+	truncate -s 64M "$1"
+	mkfs.ext4 -q -F -L "${2:-data}" "$1"
+}
+
+# boot LOG DATA CMD [run options...]: one non-interactive boot; the console
+# goes to LOG. Fails the boot (returns 1) on a timeout, an oops or a panic.
+boot() {
+	local log=$1 data=$2 cmd=$3
+	shift 3
+	"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$data" --cmd "$cmd" \
+		--timeout "${BOOT_TIMEOUT:-120}" --log "$log" "$@" >/dev/null 2>&1
+	local rc=$?
+	# the serial console ends lines with CR LF
+	[ -f "$log" ] && sed -i 's/\r$//' "$log"
+	if [ $rc != 0 ]; then
+		echo "boot: run exited $rc (see $log)" >&2
+		return 1
+	fi
+	if grep -Eq 'Kernel panic|Oops|BUG:|corrupt' "$log"; then
+		echo "boot: the console shows a panic, oops or corruption (see $log)" >&2
+		return 1
+	fi
+	grep -q '^real-init: cmd exit=' "$log"
+}

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# User stories of the union root, each detected from what the guest prints:
+# it boots on overlay, changes persist, deletions stay deleted, a reset brings
+# the factory state back, tmpfs forgets, a missing writable disk still boots.
+source "$(dirname "$0")/../lib.sh"
+need_qemu qemu-union || exit 0
+T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-qemu.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+DATA=$T/data.img
+new_data "$DATA"
+
+# 1. first boot: overlay root, the real init runs, the runtime copy works
+if boot "$T/1.log" "$DATA" '
+	echo hello >/root/persist
+	rm /etc/factory-file
+	/run/unionroot/bin/unionroot status | sed "s/^/STATUS: /"
+	echo MARK-written'; then
+	expect "the real init runs on an overlay root" "$T/1.log" '^real-init: root: overlay / overlay rw'
+	expect "PID 1 logs what it mounted where" "$T/1.log" 'unionroot: writable branch: LABEL=data is /dev/vdb \(ext4'
+	expect "/run/unionroot/bin/unionroot runs in the booted system" "$T/1.log" '^STATUS: backend=overlay$'
+	expect "status names the persistent writable branch" "$T/1.log" '^STATUS: upper_state=persistent on /dev/vdb \(ext4\)'
+else
+	fail "first boot" "no clean boot (see $T/1.log)"
+	cp "$T/1.log" "$BUILD/tests/qemu-union-1.log" 2>/dev/null
+fi
+
+# 2. second boot: the write survived, the deletion too (whiteout)
+if boot "$T/2.log" "$DATA" '
+	echo "MARK-persist=$(cat /root/persist)"
+	[ -e /etc/factory-file ] && echo MARK-factory-back || echo MARK-factory-gone
+	ls -la /run/unionroot/rw/upper/etc/factory-file | sed "s/^/UPPER: /"'; then
+	expect "a file written survives the next boot" "$T/2.log" '^MARK-persist=hello'
+	expect "a file of the image deleted stays deleted after reboot" "$T/2.log" '^MARK-factory-gone'
+	expect "the deletion is an overlay whiteout in upper/" "$T/2.log" '^UPPER: c---------.* 0, +0 '
+else
+	fail "second boot" "no clean boot (see $T/2.log)"
+fi
+
+# 3. union.reset=1: factory state, old tree deleted after the switch
+if boot "$T/3.log" "$DATA" '
+	[ -e /root/persist ] && echo MARK-persist-kept || echo MARK-persist-gone
+	echo "MARK-factory=$(cat /etc/factory-file)"
+	sleep 1; echo "MARK-trash=$(ls /run/unionroot/rw/.unionroot/trash | wc -l)"' --reset; then
+	expect "union.reset=1 brings the factory state back" "$T/3.log" '^MARK-factory=factory'
+	expect "union.reset=1 drops the user's files" "$T/3.log" '^MARK-persist-gone'
+	expect "the old tree is deleted after the switch" "$T/3.log" '^MARK-trash=0'
+else
+	fail "reset boot" "no clean boot (see $T/3.log)"
+fi
+
+# 4. unionroot reset --yes at run time, applied by the next boot
+if boot "$T/4a.log" "$DATA" '
+	echo again >/root/persist
+	/run/unionroot/bin/unionroot reset --yes && /run/unionroot/bin/unionroot status | grep reset_pending' &&
+	boot "$T/4b.log" "$DATA" '[ -e /root/persist ] && echo MARK-kept || echo MARK-reset-done'; then
+	expect "'unionroot reset --yes' records a pending reset" "$T/4a.log" '^reset_pending=yes'
+	expect "the next boot applies a requested reset" "$T/4b.log" '^MARK-reset-done'
+	expect "PID 1 says the reset came from the request" "$T/4b.log" "requested by 'unionroot reset'"
+else
+	fail "runtime reset" "no clean boot (see $T/4a.log, $T/4b.log)"
+fi
+
+# 5. union.upper=tmpfs: a volatile root, nothing reaches the disk
+if boot "$T/5a.log" "$DATA" 'echo volatile >/root/tmpfile; echo MARK-wrote' --append union.upper=tmpfs &&
+	boot "$T/5b.log" "$DATA" '[ -e /root/tmpfile ] && echo MARK-still-there || echo MARK-forgotten' --append union.upper=tmpfs; then
+	expect "union.upper=tmpfs boots a volatile root" "$T/5a.log" '^real-init: status: upper_state=volatile'
+	expect "union.upper=tmpfs loses changes on reboot" "$T/5b.log" '^MARK-forgotten'
+else
+	fail "tmpfs boots" "no clean boot (see $T/5a.log, $T/5b.log)"
+fi
+
+# 6. the writable disk is missing: volatile boot after the deadline, and why
+if boot "$T/6.log" none 'echo MARK-booted' --append union.wait=2; then
+	expect "a missing writable device still boots" "$T/6.log" '^MARK-booted'
+	expect "the boot says why it is volatile" "$T/6.log" 'writable device LABEL=data not found; booting with a volatile writable branch'
+	expect "status records the fallback" "$T/6.log" '^real-init: status: upper_state=volatile: writable device LABEL=data not found'
+else
+	fail "missing writable device" "no clean boot (see $T/6.log)"
+fi
