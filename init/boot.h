@@ -48,10 +48,14 @@ struct boot {
 
 /* init/early.c */
 void early_setup(struct boot *b);
+/* Gives the kernel back its module helper and kmsg rate limit. */
+void early_restore(void);
 /* init/configure.c */
 void configure(struct boot *b);
 /* init/modules.c */
 void modules_load(struct boot *b);
+/* Loads what a mount of this file system type needs, if not loaded yet. */
+void modules_for_fs(struct boot *b, const char *type);
 /* init/devwait.c: resolves every SPEC to a device; the read-only layers are
  * fatal when missing, the writable branch falls back to union.onfail. */
 void devices_wait(struct boot *b);

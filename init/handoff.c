@@ -207,14 +207,7 @@ NORETURN void handoff(struct boot *b)
 	    chdir("/") < 0)
 		rescue_fatal(b, "switching to the new root failed");
 	trash_in_background(b);
-	{
-		int fd = open("/proc/sys/kernel/printk_devkmsg", O_WRONLY | O_CLOEXEC);
-
-		if (fd >= 0) {
-			IGNORE(write(fd, "ratelimit\n", 10)); /* back to the kernel default */
-			close(fd);
-		}
-	}
+	early_restore();
 	execve(init, argv, b->envp);
 	log_err("executing %s failed: %s; trying the others", init, strerror(errno));
 	for (size_t i = 0; i < ARRAY_SIZE(fallback_inits); i++) {

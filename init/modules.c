@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Step 3: load the board's modules and what they need, dependencies first,
- * with finit_module(2) and the command line's modname.param=value. */
+ * with finit_module(2) and the command line's modname.param=value. File
+ * system modules (kernel/fs/) wait until a mount needs their type: under
+ * emulation every module costs tens of milliseconds, and a board lists
+ * every file system it might meet. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -27,7 +30,24 @@ static struct {
 	char cmdline[CMDLINE_MAX + 1];
 	struct moddep md;
 	unsigned order[MODDEP_MAX];
+	unsigned char loaded[MODDEP_MAX];
+	char dir[128];
+	int ready;
 } m;
+
+/* A file system type and the modules a mount of it needs beyond its own
+ * dependencies: code pages are requested by name at mount time, which needs
+ * a modprobe the initramfs does not have. */
+static const struct {
+	const char *type;
+	const char *modules;
+} fs_modules[] = {
+	{ "ext2", "ext4" },
+	{ "ext3", "ext4" },
+	{ "iso9660", "isofs nls_utf8" },
+	{ "vfat", "vfat nls_cp437 nls_iso8859_1 nls_utf8" },
+	{ "msdos", "msdos nls_cp437" },
+};
 
 static int is_builtin(const char *name, size_t len)
 {
@@ -79,6 +99,7 @@ static int load_one(struct boot *b, const char *dir, const struct moddep_entry *
 {
 	char path[256], params[PARAMS_MAX];
 	struct params_ctx pc = { .e = e };
+	uint64_t t;
 	int fd, rc;
 
 	sbuf_init(&pc.sb, params, sizeof(params));
@@ -94,11 +115,36 @@ static int load_one(struct boot *b, const char *dir, const struct moddep_entry *
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	t = sys_now_ms();
 	rc = sys_finit_module(fd, params, 0);
 	close(fd);
+	log_debug("module %.*s: %s (%llu ms)", (int)e->name_len, e->name,
+		  rc == 0 ? "loaded" : rc == -EEXIST ? "already loaded" : strerror(-rc),
+		  (unsigned long long)(sys_now_ms() - t));
 	if (rc == 0 && params[0])
 		log_info("module %.*s loaded with \"%s\"", (int)e->name_len, e->name, params);
 	return rc == -EEXIST ? 0 : rc;
+}
+
+static void load_order(struct boot *b, unsigned count, unsigned *loaded, unsigned *failed)
+{
+	for (unsigned i = 0; i < count; i++) {
+		const struct moddep_entry *e = &m.md.e[m.order[i]];
+		int rc;
+
+		if (m.loaded[m.order[i]])
+			continue;
+		m.loaded[m.order[i]] = 1;
+		rc = load_one(b, m.dir, e);
+		if (rc < 0) {
+			/* e.g. crc32c_intel on a CPU without SSE4.2: ENODEV, harmless */
+			log_warn("loading module %.*s failed: %s; continuing", (int)e->name_len,
+				 e->name, strerror(-rc));
+			(*failed)++;
+		} else {
+			(*loaded)++;
+		}
+	}
 }
 
 static int read_index(const char *dir, const char *file, char *buf, size_t cap, int required)
@@ -123,8 +169,8 @@ static int read_index(const char *dir, const char *file, char *buf, size_t cap, 
 void modules_load(struct boot *b)
 {
 	struct utsname u;
-	char dir[128], *p;
-	unsigned count = 0, loaded = 0, failed = 0, builtin = 0;
+	char *dir = m.dir, *p;
+	unsigned count = 0, loaded = 0, failed = 0, builtin = 0, deferred = 0;
 	int rc;
 
 	if (sys_read_file("/etc/unionroot/modules", m.list, sizeof(m.list)) < 0) {
@@ -132,7 +178,7 @@ void modules_load(struct boot *b)
 		b->t_modules = sys_now_ms();
 		return;
 	}
-	if (uname(&u) < 0 || strfmt(dir, sizeof(dir), "/lib/modules/%s", u.release) < 0) {
+	if (uname(&u) < 0 || strfmt(dir, sizeof(m.dir), "/lib/modules/%s", u.release) < 0) {
 		log_err("cannot tell the kernel version; no modules will be loaded");
 		return;
 	}
@@ -146,6 +192,7 @@ void modules_load(struct boot *b)
 			strerror(-rc));
 		return;
 	}
+	m.ready = 1;
 
 	cmdline_strip_comments(m.list);
 	for (p = m.list; *p;) {
@@ -164,6 +211,11 @@ void modules_load(struct boot *b)
 		memcpy(name, p, n);
 		name[n] = '\0';
 		p += n;
+		rc = moddep_find(&m.md, name, n);
+		if (rc >= 0 && strncmp(m.md.e[rc].path, "kernel/fs/", 10) == 0) {
+			deferred++;
+			continue;
+		}
 		rc = moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX);
 		if (rc == -ENOENT && is_builtin(name, n)) {
 			builtin++;
@@ -173,20 +225,46 @@ void modules_load(struct boot *b)
 			failed++;
 		}
 	}
-	for (unsigned i = 0; i < count; i++) {
-		const struct moddep_entry *e = &m.md.e[m.order[i]];
+	load_order(b, count, &loaded, &failed);
+	b->t_modules = sys_now_ms();
+	log_info("modules: %u loaded, %u built in, %u failed, %u file systems on demand (%llu ms)",
+		 loaded, builtin, failed, deferred,
+		 (unsigned long long)(b->t_modules - b->t_start));
+}
 
-		rc = load_one(b, dir, e);
-		if (rc < 0) {
-			/* e.g. crc32c_intel on a CPU without SSE4.2: ENODEV, harmless */
-			log_warn("loading module %.*s failed: %s; continuing", (int)e->name_len,
-				 e->name, strerror(-rc));
-			failed++;
-		} else {
-			loaded++;
+static void load_names(struct boot *b, const char *names)
+{
+	unsigned count = 0, loaded = 0, failed = 0;
+
+	while (*names) {
+		size_t n = strcspn(names, " ");
+		char name[64];
+		int rc;
+
+		if (n && n < sizeof(name)) {
+			memcpy(name, names, n);
+			name[n] = '\0';
+			rc = moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX);
+			if (rc < 0 && rc != -ENOENT)
+				log_warn("module %s: %s", name, strerror(-rc));
+		}
+		names += n;
+		names += strspn(names, " ");
+	}
+	load_order(b, count, &loaded, &failed);
+	if (loaded || failed)
+		log_debug("on demand: %u module(s) loaded, %u failed", loaded, failed);
+}
+
+void modules_for_fs(struct boot *b, const char *type)
+{
+	if (!m.ready || !type || !type[0])
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(fs_modules); i++) {
+		if (strcmp(fs_modules[i].type, type) == 0) {
+			load_names(b, fs_modules[i].modules);
+			return;
 		}
 	}
-	b->t_modules = sys_now_ms();
-	log_info("modules: %u loaded, %u built in, %u failed (%llu ms)", loaded, builtin,
-		 failed, (unsigned long long)(b->t_modules - b->t_start));
+	load_names(b, type);
 }

@@ -40,6 +40,7 @@ static void mount_lowers(struct boot *b)
 				      b->lower_dev[i]));
 			rescue_fatal(b, why);
 		}
+		modules_for_fs(b, type);
 		if (rc == 0)
 			rc = sys_mount(b->lower_dev[i], lower_dirs[i], type, MS_RDONLY, data);
 		if (rc < 0) {
@@ -94,6 +95,7 @@ static int writable_branch(struct boot *b)
 				      b->upper_dev));
 			goto fail_unmounted;
 		}
+		modules_for_fs(b, type);
 		rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME,
 			       b->cfg.upperflags[0] ? b->cfg.upperflags : NULL);
 		if (rc < 0) {
@@ -152,6 +154,7 @@ static int mount_overlay(struct boot *b, int with_upper)
 			     with_upper ? RWDIR "/upper" : NULL, with_upper ? RWDIR "/work" : NULL);
 	if (rc < 0)
 		return rc;
+	modules_for_fs(b, "overlay");
 	return sys_mount("overlay", NEWROOT, "overlay", flags, b->overlay_opts);
 }
 
