@@ -52,15 +52,13 @@ void configure(struct boot *b)
 		n = 0;
 	b->nlower = n > 0 ? (unsigned)n : 0;
 
-	if (strcmp(c->upper, "none") == 0) {
+	/* union.upper was validated: anything but none/tmpfs/"" is a SPEC */
+	b->upper_kind = UPPER_TMPFS;
+	if (strcmp(c->upper, "none") == 0)
 		b->upper_kind = UPPER_NONE;
-	} else if (!c->upper[0] || strcmp(c->upper, "tmpfs") == 0) {
-		b->upper_kind = UPPER_TMPFS;
-	} else if (spec_parse(c->upper, &b->upper, why, sizeof(why)) == 0) {
+	else if (c->upper[0] && strcmp(c->upper, "tmpfs") != 0 &&
+		 spec_parse(c->upper, &b->upper, why, sizeof(why)) == 0)
 		b->upper_kind = UPPER_DEVICE;
-	} else {
-		b->upper_kind = UPPER_TMPFS;
-	}
 	if (c->session_volatile && b->upper_kind == UPPER_DEVICE)
 		log_warn("union.session=volatile is not supported yet; the writable branch stays persistent");
 	if (c->mode == MODE_COPYUP)

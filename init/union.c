@@ -167,7 +167,7 @@ void union_build(struct boot *b)
 
 	while (b->upper_kind != UPPER_NONE) {
 		rw = writable_branch(b);
-		if (rw >= 0 || rw != -EAGAIN)
+		if (rw != -EAGAIN)
 			break;
 	}
 	if (rw >= 0) {
@@ -183,7 +183,6 @@ void union_build(struct boot *b)
 			char why[160];
 
 			close(rw);
-			rw = -1;
 			IGNORE(strfmt(why, sizeof(why), "overlay over writable branch %s failed: %s",
 				      b->upper_dev, strerror(-rc)));
 			if (umount2(RWDIR, MNT_DETACH) < 0)

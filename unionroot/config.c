@@ -113,12 +113,12 @@ int config_wait(const struct config *c)
 /* The user's value, quoted, shortened and with odd bytes escaped. */
 static void quote(char *out, size_t cap, const char *val)
 {
+	size_t len = strlen(val), shown = len < 40 ? len : 40;
 	struct sbuf sb;
-	size_t i;
 
 	sbuf_init(&sb, out, cap);
 	sbuf_add(&sb, "\"");
-	for (i = 0; val[i] && i < 40; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		unsigned char ch = (unsigned char)val[i];
 
 		if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\')
@@ -126,9 +126,9 @@ static void quote(char *out, size_t cap, const char *val)
 		else
 			sbuf_addn(&sb, val + i, 1);
 	}
-	sbuf_add(&sb, val[i] ? "...\"" : "\"");
-	if (val[i])
-		sbuf_addf(&sb, " (%zu bytes)", strlen(val));
+	sbuf_add(&sb, shown < len ? "...\"" : "\"");
+	if (shown < len)
+		sbuf_addf(&sb, " (%zu bytes)", len);
 }
 
 static void report(const struct param *p, const char *val, const char *why,

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # User stories of the union root, each detected from what the guest prints:
 # it boots on overlay, changes persist, deletions stay deleted, a reset brings
 # the factory state back, tmpfs forgets, a missing writable disk still boots.
+# shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-union || exit 0
 T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-qemu.XXXXXX")

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/* Partition tables built in memory with correct CRCs, then damaged: GPT with
+ * its backup, MBR with primary and logical partitions, hostile EBR chains. */
+#include "unit.h"
+
+#include "bytes.h"
+#include "parttab.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#define DISK_MAX (1024 * 1024)
+static uint8_t disk[DISK_MAX];
+static struct part_entry parts[300];
+
+static uint32_t t_crc32(const uint8_t *p, size_t n)
+{
+	uint32_t crc = ~0u;
+
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? (crc >> 1) ^ 0xedb88320u : crc >> 1;
+	}
+	return ~crc;
+}
+
+static void le64(uint8_t *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static int run(size_t len, unsigned ss, unsigned max)
+{
+	struct probe_src src;
+
+	probe_src_buffer(&src, disk, len);
+	return parttab_read(&src, ss, parts, max);
+}
+
+static void mbr_entry(uint8_t *sector, int i, uint8_t type, uint32_t start, uint32_t nr)
+{
+	uint8_t *e = sector + 446 + i * 16;
+
+	e[4] = type;
+	put_le32(e + 8, start);
+	put_le32(e + 12, nr);
+	sector[510] = 0x55;
+	sector[511] = 0xaa;
+}
+
+/* Writes a header at lba describing entries at elba; returns nothing. */
+static void gpt_header(unsigned ss, uint64_t lba, uint64_t alt, uint64_t elba, uint64_t last_lba)
+{
+	uint8_t *h = disk + lba * ss;
+
+	memset(h, 0, ss);
+	memcpy(h, "EFI PART", 8);
+	put_le32(h + 8, 0x10000);
+	put_le32(h + 12, 92);
+	le64(h + 24, lba);
+	le64(h + 32, alt);
+	le64(h + 40, 34);
+	le64(h + 48, last_lba - 33);
+	memset(h + 56, 0x5a, 16);
+	le64(h + 72, elba);
+	put_le32(h + 80, 128);
+	put_le32(h + 84, 128);
+	put_le32(h + 88, t_crc32(disk + elba * ss, 128 * 128));
+	put_le32(h + 16, t_crc32(h, 92));
+}
+
+static void utf16(uint8_t *p, const char *ascii)
+{
+	for (size_t i = 0; ascii[i]; i++) {
+		p[2 * i] = (uint8_t)ascii[i];
+		p[2 * i + 1] = 0;
+	}
+}
+
+/* Two partitions (1: "EFI system", 3: "root" with a u-umlaut), slot 2
+ * empty; primary and backup tables. Returns the disk size. */
+static size_t mk_gpt(unsigned ss)
+{
+	size_t size = ss == 512 ? DISK_MAX / 2 : DISK_MAX;
+	uint64_t last = size / ss - 1;
+	uint8_t ents[128 * 128];
+	uint64_t belba = last - (128 * 128) / ss;
+
+	memset(disk, 0, DISK_MAX);
+	memset(ents, 0, sizeof(ents));
+	mbr_entry(disk, 0, 0xee, 1, (uint32_t)last);
+	/* entry 1 */
+	memset(ents, 0x11, 16);
+	for (int i = 0; i < 16; i++)
+		ents[16 + i] = (uint8_t)(0xa0 + i);
+	le64(ents + 32, 40);
+	le64(ents + 40, 99);
+	utf16(ents + 56, "EFI system");
+	/* entry 3 */
+	memset(ents + 256, 0x22, 16);
+	memset(ents + 256 + 16, 0xcd, 16);
+	le64(ents + 256 + 32, 100);
+	le64(ents + 256 + 40, 199);
+	utf16(ents + 256 + 56, "r?ot");
+	ents[256 + 56 + 2] = 0xfc; /* U+00FC */
+	memcpy(disk + 2 * ss, ents, sizeof(ents));
+	memcpy(disk + belba * ss, ents, sizeof(ents));
+	gpt_header(ss, 1, last, 2, last);
+	gpt_header(ss, last, 1, belba, last);
+	return size;
+}
+
+static void gpt_partitions_with_guid_and_utf8_names(void)
+{
+	size_t len = mk_gpt(512);
+
+	CHECK_INT(run(len, 512, 128), 2);
+	CHECK_INT(parts[0].num, 1);
+	CHECK_INT(parts[0].start_lba, 40);
+	CHECK_INT(parts[0].nr_lba, 60);
+	CHECK_STR(parts[0].partuuid, "a3a2a1a0-a5a4-a7a6-a8a9-aaabacadaeaf");
+	CHECK_STR(parts[0].partlabel, "EFI system");
+	CHECK_INT(parts[1].num, 3);
+	CHECK_STR(parts[1].partuuid, "cdcdcdcd-cdcd-cdcd-cdcd-cdcdcdcdcdcd");
+	CHECK_STR(parts[1].partlabel, "r\xc3\xbcot");
+}
+
+static void gpt_on_4k_sectors(void)
+{
+	size_t len = mk_gpt(4096);
+
+	CHECK_INT(run(len, 4096, 128), 2);
+	CHECK_STR(parts[0].partlabel, "EFI system");
+	/* read with the wrong sector size it is no table */
+	CHECK_INT(run(len, 512, 128), 0);
+}
+
+static void gpt_with_a_corrupt_primary_header_falls_back_to_the_backup(void)
+{
+	size_t len = mk_gpt(512);
+
+	disk[512 + 60] ^= 1; /* disk GUID: header CRC now wrong */
+	CHECK_INT(run(len, 512, 128), 2);
+	CHECK_STR(parts[0].partlabel, "EFI system");
+	len = mk_gpt(512);
+	disk[2 * 512 + 60] ^= 1; /* primary entries: entries CRC wrong */
+	CHECK_INT(run(len, 512, 128), 2);
+	CHECK_STR(parts[0].partlabel, "EFI system");
+}
+
+static void gpt_with_both_headers_corrupt_is_no_table(void)
+{
+	size_t len = mk_gpt(512);
+
+	disk[512 + 60] ^= 1;
+	disk[len - 512 + 60] ^= 1;
+	CHECK_INT(run(len, 512, 128), 0);
+	/* and without the backup (size unknown to the reader) likewise */
+	len = mk_gpt(512);
+	disk[512 + 60] ^= 1;
+	CHECK_INT(run(len / 2, 512, 128), 0);
+}
+
+static void gpt_without_protective_mbr_is_read_as_the_mbr_it_is(void)
+{
+	size_t len = mk_gpt(512);
+
+	disk[446 + 4] = 0x83;
+	CHECK_INT(run(len, 512, 128), 1);
+	CHECK_STR(parts[0].partlabel, "");
+	/* an 0xEE entry that does not start at LBA 1 is neither */
+	disk[446 + 4] = 0xee;
+	put_le32(disk + 446 + 8, 2);
+	CHECK_INT(run(len, 512, 128), 0);
+}
+
+static void gpt_with_absurd_entry_counts_is_refused_quickly(void)
+{
+	static const uint32_t counts[][2] = {
+		{ 0xffffffffu, 128 }, { 0, 128 }, { 128, 0 }, { 128, 100 }, { 128, 1u << 31 }, { 4, 8192 },
+	};
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		size_t len = mk_gpt(512);
+		uint8_t *h = disk + 512;
+
+		put_le32(h + 80, counts[i][0]);
+		put_le32(h + 84, counts[i][1]);
+		put_le32(h + 16, 0);
+		put_le32(h + 16, t_crc32(h, 92));
+		/* the backup still answers */
+		CHECK_INT(run(len, 512, 128), 2);
+		disk[len - 512 + 60] ^= 1;
+		CHECK_INT(run(len, 512, 128), 0);
+	}
+}
+
+static void gpt_header_size_beyond_the_sector_is_refused(void)
+{
+	size_t len = mk_gpt(512);
+	uint8_t *h = disk + 512;
+
+	put_le32(h + 12, 0xffffffffu);
+	disk[len - 512 + 60] ^= 1;
+	CHECK_INT(run(len, 512, 128), 0);
+}
+
+static void more_partitions_than_room_is_enobufs_with_the_first_filled(void)
+{
+	size_t len = mk_gpt(512);
+
+	CHECK_INT(run(len, 512, 1), -ENOBUFS);
+	CHECK_STR(parts[0].partlabel, "EFI system");
+	CHECK_INT(run(len, 512, 0), -ENOBUFS);
+}
+
+static void a_sector_size_that_is_no_power_of_two_is_einval(void)
+{
+	CHECK_INT(run(1024, 520, 4), -EINVAL);
+	CHECK_INT(run(1024, 256, 4), -EINVAL);
+	CHECK_INT(run(1024, 8192, 4), -EINVAL);
+}
+
+/* MBR: 1 and 2 primary, 3 extended at 1000 (size 5000) holding logical
+ * partitions 5 and 6; disk signature 0x1234abcd. */
+static size_t mk_mbr(void)
+{
+	memset(disk, 0, DISK_MAX);
+	put_le32(disk + 440, 0x1234abcdu);
+	mbr_entry(disk, 0, 0x83, 100, 400);
+	mbr_entry(disk, 1, 0x0c, 500, 400);
+	mbr_entry(disk, 2, 0x05, 1000, 5000);
+	mbr_entry(disk + 1000 * 512, 0, 0x83, 10, 90);
+	mbr_entry(disk + 1000 * 512, 1, 0x05, 200, 300);
+	mbr_entry(disk + 1200 * 512, 0, 0x83, 10, 190);
+	return 6000 * 512;
+}
+
+static void mbr_primary_and_logical_partitions(void)
+{
+	size_t len = mk_mbr();
+
+	CHECK_INT(run(len, 512, 16), 5);
+	CHECK_INT(parts[0].num, 1);
+	CHECK_STR(parts[0].partuuid, "1234abcd-01");
+	CHECK_STR(parts[0].partlabel, "");
+	CHECK_INT(parts[2].num, 3);
+	CHECK_INT(parts[2].nr_lba, 5000);
+	CHECK_INT(parts[3].num, 5);
+	CHECK_INT(parts[3].start_lba, 1010);
+	CHECK_INT(parts[3].nr_lba, 90);
+	CHECK_STR(parts[3].partuuid, "1234abcd-05");
+	CHECK_INT(parts[4].num, 6);
+	CHECK_INT(parts[4].start_lba, 1210);
+	CHECK_STR(parts[4].partuuid, "1234abcd-06");
+}
+
+static void mbr_without_disk_signature_has_no_partuuid(void)
+{
+	size_t len = mk_mbr();
+
+	put_le32(disk + 440, 0);
+	CHECK_INT(run(len, 512, 16), 5);
+	CHECK_STR(parts[0].partuuid, "");
+}
+
+static void ebr_chain_pointing_back_to_itself_ends(void)
+{
+	size_t len = mk_mbr();
+
+	/* the EBR at 1200 links to 1000 + 200: itself */
+	mbr_entry(disk + 1200 * 512, 1, 0x05, 200, 100);
+	CHECK_INT(run(len, 512, 16), 5);
+}
+
+static void ebr_link_of_zero_ends_the_chain(void)
+{
+	size_t len = mk_mbr();
+
+	/* the first EBR's link is relative 0, i.e. none */
+	put_le32(disk + 1000 * 512 + 446 + 16 + 8, 0);
+	CHECK_INT(run(len, 512, 16), 4);
+}
+
+static void endless_ebr_chain_is_cut_at_the_bound(void)
+{
+	size_t len;
+
+	memset(disk, 0, DISK_MAX);
+	put_le32(disk + 440, 1);
+	mbr_entry(disk, 0, 0x0f, 10, 2000);
+	/* 1000 EBRs one sector apart would need 1000 reads: the bound cuts */
+	for (uint32_t i = 0; i < 1000; i++) {
+		uint8_t *s = disk + (10 + i) * 512;
+
+		mbr_entry(s, 0, 0x83, 1, 1);
+		mbr_entry(s, 1, 0x05, i + 1, 1);
+	}
+	len = 2010 * 512;
+	CHECK_INT(run(len, 512, 300), 129);
+	CHECK_INT(parts[128].num, 132);
+	CHECK_STR(parts[128].partuuid, "00000001-84");
+}
+
+static void two_ebrs_linking_to_each_other_end(void)
+{
+	size_t len = mk_mbr();
+
+	/* 1000 -> 1200 -> 1100 -> 1200 -> ... */
+	mbr_entry(disk + 1200 * 512, 1, 0x05, 100, 100);
+	mbr_entry(disk + 1100 * 512, 0, 0x83, 5, 5);
+	mbr_entry(disk + 1100 * 512, 1, 0x05, 200, 100);
+	CHECK_INT(run(len, 512, 16), 6);
+}
+
+static void logical_partition_outside_its_extended_one_is_skipped(void)
+{
+	size_t len = mk_mbr();
+
+	put_le32(disk + 1200 * 512 + 446 + 12, 0xffffff00u);
+	CHECK_INT(run(len, 512, 16), 4);
+}
+
+static void mbr_with_garbage_boot_flags_is_no_table(void)
+{
+	size_t len = mk_mbr();
+
+	disk[446] = 0x12;
+	CHECK_INT(run(len, 512, 16), 0);
+}
+
+static void fat_boot_sector_is_not_a_partition_table(void)
+{
+	memset(disk, 0, DISK_MAX);
+	disk[0] = 0xeb;
+	disk[0x0b + 1] = 2; /* 512-byte sectors */
+	disk[0x0d] = 4;
+	disk[0x0e] = 1;
+	disk[0x10] = 2;
+	disk[0x11 + 1] = 2; /* 512 root entries */
+	put_le32(disk + 0x20, 20000);
+	disk[0x15] = 0xf8;
+	disk[0x16] = 32;
+	memcpy(disk + 0x36, "FAT16   ", 8);
+	mbr_entry(disk, 0, 0x83, 1, 100);
+	CHECK_INT(run(DISK_MAX, 512, 16), 0);
+}
+
+static void no_signature_is_no_table(void)
+{
+	memset(disk, 0, DISK_MAX);
+	CHECK_INT(run(DISK_MAX, 512, 16), 0);
+	CHECK_INT(run(0, 512, 16), 0);
+	CHECK_INT(run(100, 512, 16), 0);
+}
+
+static void truncated_tables_are_partial_or_none_never_a_crash(void)
+{
+	for (int kind = 0; kind < 2; kind++) {
+		size_t full = kind ? mk_mbr() : mk_gpt(512);
+
+		for (size_t len = 0; len <= full; len += len < 40000 ? 7 : 4093) {
+			int rc = run(len, 512, 16);
+
+			CHECK(rc >= 0 && rc <= 5);
+			for (int i = 0; i < rc; i++)
+				CHECK(memchr(parts[i].partlabel, 0, sizeof(parts[i].partlabel)) &&
+				      memchr(parts[i].partuuid, 0, sizeof(parts[i].partuuid)));
+		}
+	}
+}
+
+UNIT_SUITE(parttab,
+	{ "GPT partitions keep their numbers, lower-case GUIDs and UTF-8 names", gpt_partitions_with_guid_and_utf8_names },
+	{ "a GPT on 4 KiB sectors is read with 4096, not with 512", gpt_on_4k_sectors },
+	{ "a GPT with a corrupt primary header or entries falls back to the backup", gpt_with_a_corrupt_primary_header_falls_back_to_the_backup },
+	{ "a GPT with both headers corrupt is no table", gpt_with_both_headers_corrupt_is_no_table },
+	{ "a GPT without a protective MBR is read as the MBR it then is", gpt_without_protective_mbr_is_read_as_the_mbr_it_is },
+	{ "a GPT header claiming absurd entry counts or sizes is refused quickly", gpt_with_absurd_entry_counts_is_refused_quickly },
+	{ "a GPT header size beyond its sector is refused", gpt_header_size_beyond_the_sector_is_refused },
+	{ "more partitions than room is -ENOBUFS with the first ones filled", more_partitions_than_room_is_enobufs_with_the_first_filled },
+	{ "a sector size that is no power of two in 512..4096 is -EINVAL", a_sector_size_that_is_no_power_of_two_is_einval },
+	{ "an MBR lists primary 1-4 and logical partitions from 5 with ssssssss-pp", mbr_primary_and_logical_partitions },
+	{ "an MBR without a disk signature gives no PARTUUID", mbr_without_disk_signature_has_no_partuuid },
+	{ "an EBR chain pointing back at itself ends", ebr_chain_pointing_back_to_itself_ends },
+	{ "an EBR link of zero ends the chain", ebr_link_of_zero_ends_the_chain },
+	{ "an endless EBR chain is cut at 128 logical partitions", endless_ebr_chain_is_cut_at_the_bound },
+	{ "EBRs that link to each other in a cycle end", two_ebrs_linking_to_each_other_end },
+	{ "a logical partition reaching outside its extended partition is skipped", logical_partition_outside_its_extended_one_is_skipped },
+	{ "an MBR with garbage boot flags is no table", mbr_with_garbage_boot_flags_is_no_table },
+	{ "a FAT boot sector is a filesystem, not a partition table", fat_boot_sector_is_not_a_partition_table },
+	{ "a disk without 0x55AA, empty or shorter than a sector has no table", no_signature_is_no_table },
+	{ "a table truncated at every length is partial or none, never a crash", truncated_tables_are_partial_or_none_never_a_crash });

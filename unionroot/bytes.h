@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* Readers for on-disk integers of either byte order, and the bounds check
+ * every caller does before using them: no struct casts of disk data. */
+#ifndef UNIONROOT_BYTES_H
+#define UNIONROOT_BYTES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+static inline uint16_t get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (uint16_t)p[1] << 8);
+}
+
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get_le64(const uint8_t *p)
+{
+	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+static inline uint16_t get_be16(const uint8_t *p)
+{
+	return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
+}
+
+static inline uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static inline uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | (uint64_t)get_be32(p + 4);
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* 1 when [off, off + n) lies inside a buffer of len bytes; no overflow. */
+static inline int span_ok(size_t len, size_t off, size_t n)
+{
+	return off <= len && n <= len - off;
+}
+
+static inline int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+#endif
