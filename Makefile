@@ -93,7 +93,7 @@ images: all
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory initramfs images BOARD=$(BOARD)
-	$(Q)board/$(BOARD)/run $(BUILD)/$(BOARD) $(if $(RESET),--reset) $(if $(CMD),--cmd "$(CMD)") $(if $(APPEND),--append "$(APPEND)")
+	$(Q)board/$(BOARD)/run $(BUILD)/$(BOARD) $(if $(ROOTFS),--rootfs $(ROOTFS)) $(if $(RESET),--reset) $(if $(CMD),--cmd "$(CMD)") $(if $(APPEND),--append "$(APPEND)")
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all initramfs images BOARD=$(BOARD)
@@ -110,3 +110,29 @@ bench: deps
 
 clean:
 	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------------------
+# Fuzzing: libFuzzer targets tests/fuzz/<target>.c over the probe sources.
+# "make fuzz FUZZTIME=10" runs each target that many seconds from its corpus
+# (tests/fuzz/corpus/<target>/; new inputs go to build/fuzz/corpus-<target>).
+FUZZCC    ?= clang
+FUZZTIME  ?= 10
+FUZZLEN   ?= 32768
+FUZZ_TGT  := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_LIB  := $(filter unionroot/probe%.c,$(LIB_SRC)) $(filter unionroot/parttab.c,$(LIB_SRC))
+FUZZFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Iunionroot -isystem $(UAPI) -O1 -g \
+             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(HDRS) $(UAPI)/.stamp
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  FUZZCC  $@")
+	$(Q)$(FUZZCC) $(FUZZFLAGS) $< $(FUZZ_LIB) -o $@
+
+fuzz: $(addprefix $(BUILD)/fuzz/,$(FUZZ_TGT))
+	$(Q)for t in $(FUZZ_TGT); do \
+		mkdir -p $(BUILD)/fuzz/corpus-$$t tests/fuzz/corpus/$$t; \
+		echo "  FUZZ    $$t ($(FUZZTIME) s)"; \
+		$(BUILD)/fuzz/$$t -max_total_time=$(FUZZTIME) -max_len=$(FUZZLEN) \
+			-artifact_prefix=$(BUILD)/fuzz/$$t- \
+			$(BUILD)/fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
