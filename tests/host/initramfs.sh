@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The initramfs builder: the same inputs give the same bytes, and the archive
+# carries /init, ext4 with everything it needs, and a consistent modules.dep.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+set -u
+cd "$ROOT_DIR" || exit 1
+B=$(cd "$BUILD" && pwd)
+if [ ! -f "$B/kernel/amd64/version" ] || [ ! -x "$B/host/mkcpio" ]; then
+	skip initramfs "no fetched kernel or mkcpio in $B (make kernel all)"
+	exit 0
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/initramfs-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+# Two build dirs sharing the fetched kernel and tools, built at different times.
+for b in b1 b2; do
+	mkdir -p "$T/$b/host"
+	ln -s "$B/kernel" "$T/$b/kernel"
+	ln -s "$B/busybox" "$T/$b/busybox"
+	ln -s "$B/cache" "$T/$b/cache"
+	ln -s "$B/host/mkcpio" "$T/$b/host/mkcpio"
+	[ -x "$B/unionroot" ] && cp "$B/unionroot" "$T/$b/unionroot"
+done
+
+check_archive() { # NAME ARCHIVE
+	local name=$1 a=$2 list ver dep missing=0
+	list=$T/$name.list
+	if ! zcat "$a" | cpio -t --quiet >"$list" 2>"$T/cpio.err"; then
+		fail "$name-lists" "cpio -t failed: $(head -n1 "$T/cpio.err")"
+		return
+	fi
+	ver=$(cat "$B/kernel/amd64/version")
+	for f in init etc/unionroot.conf etc/unionroot/modules dev/console dev/null \
+		newroot "lib/modules/$ver/modules.dep" "lib/modules/$ver/modules.softdep" \
+		"lib/modules/$ver/modules.builtin"; do
+		grep -qxF "$f" "$list" || { fail "$name-has-$f" "not in $a"; missing=1; }
+	done
+	for m in ext4 jbd2 mbcache crc16; do
+		grep -q "/$m\.ko$" "$list" || { fail "$name-has-$m" "$m.ko not in $a"; missing=1; }
+	done
+	grep -qE '/crc32c(_generic|-intel)\.ko$' "$list" ||
+		{ fail "$name-has-crc32c" "no crc32c implementation in $a"; missing=1; }
+	[ "$missing" = 0 ] && pass "$name-has-init-ext4-and-its-dependencies"
+
+	mkdir -p "$T/$name.x"
+	(cd "$T/$name.x" && zcat "$a" | cpio -id --quiet "lib/modules/$ver/modules.*")
+	dep=$T/$name.x/lib/modules/$ver/modules.dep
+	missing=0
+	for f in $(tr -d ':' <"$dep"); do
+		grep -qxF "lib/modules/$ver/$f" "$list" ||
+			{ fail "$name-modules-dep" "modules.dep names $f, not in the archive"; missing=1; }
+	done
+	[ "$missing" = 0 ] && pass "$name-modules-dep-names-only-included-files"
+	if grep -q '^softdep ext4 pre: .*crc32c' "$T/$name.x/lib/modules/$ver/modules.softdep" &&
+		! grep -q 'crypto-' "$T/$name.x/lib/modules/$ver/modules.softdep"; then
+		pass "$name-softdep-aliases-resolved"
+	else
+		fail "$name-softdep-aliases-resolved" "modules.softdep: $(tr '\n' ';' <"$T/$name.x/lib/modules/$ver/modules.softdep")"
+	fi
+}
+
+build_twice() { # NAME FILE [mkinitramfs options]
+	local name=$1 file=$2
+	shift 2
+	for b in b1 b2; do
+		if ! TMPDIR=$T tools/mkinitramfs "$BOARD" "$T/$b" "$@" >"$T/$b.log" 2>&1; then
+			fail "$name-builds" "$(tail -n1 "$T/$b.log")"
+			return
+		fi
+		sleep 1 # different mtimes for everything staged
+	done
+	if cmp -s "$T/b1/$BOARD/$file" "$T/b2/$BOARD/$file"; then
+		pass "$name-reproducible"
+	else
+		fail "$name-reproducible" "two builds of $file differ"
+	fi
+	check_archive "$name" "$T/b1/$BOARD/$file"
+}
+
+if [ -x "$B/unionroot" ]; then
+	build_twice initramfs initramfs.cpio.gz
+else
+	skip initramfs "$B/unionroot not built"
+fi
+build_twice initramfs-baseline initramfs-baseline.cpio.gz --baseline
