@@ -96,7 +96,7 @@ demo: deps
 	$(Q)board/$(BOARD)/run $(BUILD)/$(BOARD) $(if $(ROOTFS),--rootfs $(ROOTFS)) $(if $(RESET),--reset) $(if $(CMD),--cmd "$(CMD)") $(if $(APPEND),--append "$(APPEND)")
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all initramfs images BOARD=$(BOARD)
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/host/unit-tests initramfs images BOARD=$(BOARD)
 	$(Q)tests/run $(BUILD) $(BOARD)
 
 test: check
