@@ -17,11 +17,14 @@ if boot "$T/1.log" "$DATA" '
 	echo hello >/root/persist
 	rm /etc/factory-file
 	/run/unionroot/bin/unionroot status | sed "s/^/STATUS: /"
-	echo MARK-written'; then
+	echo "MARK-loop=$(cat /sys/module/loop/parameters/max_loop)"
+	echo MARK-written' --append 'loop.max_loop=12 union.mode=fast'; then
 	expect "the real init runs on an overlay root" "$T/1.log" '^real-init: root: overlay / overlay rw'
 	expect "PID 1 logs what it mounted where" "$T/1.log" 'unionroot: writable branch: LABEL=data is /dev/vdb \(ext4'
 	expect "/run/unionroot/bin/unionroot runs in the booted system" "$T/1.log" '^STATUS: backend=overlay$'
 	expect "status names the persistent writable branch" "$T/1.log" '^STATUS: upper_state=persistent on /dev/vdb \(ext4\)'
+	expect "modname.param=value reaches the module" "$T/1.log" '^MARK-loop=12'
+	expect "a bad value is named and the default kept" "$T/1.log" 'unionroot: kernel command line: ignoring union.mode="fast": want auto\|overlay\|copyup; keeping the default'
 else
 	fail "first boot" "no clean boot (see $T/1.log)"
 	cp "$T/1.log" "$BUILD/tests/qemu-union-1.log" 2>/dev/null
