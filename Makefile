@@ -112,14 +112,17 @@ clean:
 	rm -rf $(BUILD)
 
 # ---------------------------------------------------------------------------
-# Fuzzing: libFuzzer targets tests/fuzz/<target>.c over the probe sources.
+# Fuzzing: libFuzzer targets tests/fuzz/<target>.c over the parsers of
+# untrusted input (superblocks, partition tables, config and command line,
+# modules.dep).
 # "make fuzz FUZZTIME=10" runs each target that many seconds from its corpus
 # (tests/fuzz/corpus/<target>/; new inputs go to build/fuzz/corpus-<target>).
 FUZZCC    ?= clang
 FUZZTIME  ?= 10
 FUZZLEN   ?= 32768
 FUZZ_TGT  := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
-FUZZ_LIB  := $(filter unionroot/probe%.c,$(LIB_SRC)) $(filter unionroot/parttab.c,$(LIB_SRC))
+FUZZ_LIB  := $(filter unionroot/probe%.c unionroot/parttab.c unionroot/config.c unionroot/spec.c \
+               unionroot/cmdline.c unionroot/moddep.c unionroot/sbuf.c,$(LIB_SRC))
 FUZZFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Iunionroot -isystem $(UAPI) -O1 -g \
              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
