@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A real distribution root: a minimal Debian bookworm (debootstrap) as the
+# read-only layer, systemd as the real init, on the same union.
+# shellcheck disable=SC2016 # the commands run in the guest, expanded there
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+need_qemu qemu-debian || exit 0
+if ! command -v debootstrap >/dev/null; then
+	skip "a Debian root with systemd boots on the union" "debootstrap not installed"
+	exit 0
+fi
+if ! "$ROOT_DIR/board/$BOARD/images" "$OUTDIR" debian >"$BUILD/tests/debian-images.log" 2>&1; then
+	if grep -qiE 'resolve|connect|download|Failed getting release' "$BUILD/tests/debian-images.log"; then
+		skip "a Debian root with systemd boots on the union" "the Debian mirror cannot be reached (see $BUILD/tests/debian-images.log)"
+	else
+		fail "a Debian root is built" "see $BUILD/tests/debian-images.log"
+	fi
+	exit 0
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-debian.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+truncate -s 256M "$T/data.img"
+mkfs.ext4 -q -F -L data "$T/data.img"
+
+if BOOT_TIMEOUT=300 boot "$T/1.log" "$T/data.img" '
+	echo "MARK-pid1=$(cat /proc/1/comm)"
+	echo debian-persist >/root/persist' --rootfs debian &&
+	BOOT_TIMEOUT=300 boot "$T/2.log" "$T/data.img" 'echo "MARK-persist=$(cat /root/persist)"' --rootfs debian; then
+	expect "systemd runs as the real init on the union" "$T/1.log" '^MARK-pid1=systemd'
+	expect "the Debian root is an overlay" "$T/1.log" '^real-init: root: overlay / overlay rw'
+	expect "a change on the Debian root survives a reboot" "$T/2.log" '^MARK-persist=debian-persist'
+else
+	cp "$T"/*.log "$BUILD/tests/" 2>/dev/null
+	fail "a Debian root with systemd boots on the union" "no clean boot (logs in $BUILD/tests/)"
+fi
