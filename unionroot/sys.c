@@ -42,6 +42,53 @@ int sys_openat2(int dir, const char *path, int flags, uint64_t resolve)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+int sys_open_beneath(int dir, const char *path, int flags)
+{
+	const uint64_t resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+	char comp[256];
+	int cur = dir, rc;
+
+	while (*path == '/')
+		path++;
+	if (!*path)
+		return -EINVAL;
+	rc = sys_openat2(dir, path, flags, resolve);
+	if (rc != -EXDEV || !strchr(path, '/'))
+		return rc;
+	/* sys_openat2 said EXDEV for a path with a '/': either openat2 refused an
+	 * escape, or it is missing and wants one component at a time. Walking
+	 * with O_NOFOLLOW settles both: an escape fails here too. */
+	while (*path) {
+		const char *slash = strchr(path, '/');
+		size_t len = slash ? (size_t)(slash - path) : strlen(path);
+		int next;
+
+		if (len >= sizeof(comp)) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		memcpy(comp, path, len);
+		comp[len] = '\0';
+		path += len;
+		while (*path == '/')
+			path++;
+		if (len == 0 || strcmp(comp, ".") == 0)
+			continue;
+		next = sys_openat2(cur, comp, *path ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW : flags | O_NOFOLLOW,
+				   resolve);
+		if (cur != dir)
+			close(cur);
+		cur = next;
+		if (next < 0)
+			break;
+	}
+	if (cur < 0)
+		return cur == -ELOOP ? -EXDEV : cur;
+	if (cur == dir)
+		return -EINVAL;
+	return cur;
+}
+
 int sys_pivot_root(const char *new_root, const char *put_old)
 {
 	return syscall(SYS_pivot_root, new_root, put_old) < 0 ? -errno : 0;
