@@ -64,7 +64,7 @@ static int mount_level(struct boot *b, struct chain *c, const char *dev, const c
 	if (rc < 0)
 		return rc;
 	modules_for_fs(b, type);
-	rc = sys_mount(dev, l->dir, type, MEDIA_FLAGS, NULL);
+	rc = sys_mount(dev, l->dir, type, MEDIA_FLAGS, media_mount_options(type));
 	if (rc < 0)
 		return rc;
 	c->n++;

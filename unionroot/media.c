@@ -26,6 +26,11 @@ int media_mountable(const char *type)
 	return in_list(type, mountable, ARRAY_SIZE(mountable));
 }
 
+const char *media_mount_options(const char *type)
+{
+	return strcmp(type, "vfat") == 0 ? "iocharset=utf8" : NULL;
+}
+
 int media_holds_images(const char *type)
 {
 	return in_list(type, image_carriers, ARRAY_SIZE(image_carriers));

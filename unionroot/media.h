@@ -15,6 +15,10 @@
 
 /* 1 when unionroot mounts this file system type read-only to look inside. */
 int media_mountable(const char *type);
+/* Mount options for looking inside a medium of this type, or NULL: vfat
+ * would ask for the kernel's default code page (ascii on Debian), a module
+ * the initramfs does not carry; the board loads nls_utf8 for vfat. */
+const char *media_mount_options(const char *type);
 /* 1 when `auto` looks at d for union.image under union.scan (enum cfg_scan). */
 int media_scan_candidate(const struct blkdev *d, int scan);
 /* 1 when a SPEC without a path on a medium of this type means "union.image

@@ -44,27 +44,33 @@ int sys_openat2(int dir, const char *path, int flags, uint64_t resolve)
 
 int sys_open_beneath(int dir, const char *path, int flags)
 {
-	const uint64_t resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
 	char comp[256];
-	int cur = dir, rc;
+	int cur = dir;
+	long fd;
 
 	while (*path == '/')
 		path++;
 	if (!*path)
 		return -EINVAL;
-	rc = sys_openat2(dir, path, flags, resolve);
-	if (rc != -EXDEV || !strchr(path, '/'))
-		return rc;
-	/* sys_openat2 said EXDEV for a path with a '/': either openat2 refused an
-	 * escape, or it is missing and wants one component at a time. Walking
-	 * with O_NOFOLLOW settles both: an escape fails here too. */
+	fd = syscall(SYS_openat2, dir, path, &how, sizeof(how));
+	if (fd >= 0)
+		return (int)fd;
+	if (errno != ENOSYS)
+		return -errno;
+	/* Before 5.6: one component at a time, following no symlink at all. */
 	while (*path) {
 		const char *slash = strchr(path, '/');
 		size_t len = slash ? (size_t)(slash - path) : strlen(path);
 		int next;
 
 		if (len >= sizeof(comp)) {
-			rc = -ENAMETOOLONG;
+			if (cur != dir)
+				close(cur);
+			cur = -ENAMETOOLONG;
 			break;
 		}
 		memcpy(comp, path, len);
@@ -74,19 +80,21 @@ int sys_open_beneath(int dir, const char *path, int flags)
 			path++;
 		if (len == 0 || strcmp(comp, ".") == 0)
 			continue;
-		next = sys_openat2(cur, comp, *path ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW : flags | O_NOFOLLOW,
-				   resolve);
+		if (strcmp(comp, "..") == 0)
+			next = -EXDEV;
+		else
+			next = openat(cur, comp, (*path ? O_RDONLY | O_DIRECTORY : flags) | O_NOFOLLOW |
+						 O_CLOEXEC);
+		/* O_NOFOLLOW on a symlink: ELOOP, or ENOTDIR with O_DIRECTORY */
+		if (next < 0 && next != -EXDEV)
+			next = errno == ELOOP || errno == ENOTDIR ? -EXDEV : -errno;
 		if (cur != dir)
 			close(cur);
 		cur = next;
 		if (next < 0)
 			break;
 	}
-	if (cur < 0)
-		return cur == -ELOOP ? -EXDEV : cur;
-	if (cur == dir)
-		return -EINVAL;
-	return cur;
+	return cur == dir ? -EINVAL : cur;
 }
 
 int sys_pivot_root(const char *new_root, const char *put_old)
