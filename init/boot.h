@@ -33,6 +33,7 @@ struct boot {
 	struct blkdev_table devs;
 	char lower_dev[SPEC_LIST_MAX][48];
 	char lower_type[SPEC_LIST_MAX][16];
+	char lower_via[SPEC_LIST_MAX][SPEC_PATHS_MAX * 64]; /* medium:path..., "" */
 	char upper_dev[48];
 	char upper_type[16];
 
@@ -59,6 +60,24 @@ void modules_for_fs(struct boot *b, const char *type);
 /* init/devwait.c: resolves every SPEC to a device; the read-only layers are
  * fatal when missing, the writable branch falls back to union.onfail. */
 void devices_wait(struct boot *b);
+/* init/image.c: one image chain to resolve, outermost medium first. */
+struct image_req {
+	const char *role;               /* "read-only layer 1" */
+	const char *dev, *type;         /* the medium and its file system */
+	const char (*paths)[SPEC_PATH_MAX];
+	unsigned npaths;                /* 0: the device itself (with toram) */
+	int toram;                      /* copy the innermost image into RAM */
+	int quiet_enoent;               /* auto: a medium without the image is no error */
+	char out_dev[48], out_type[16]; /* the loop device and what it holds */
+	char via[SPEC_PATHS_MAX * 64];  /* "/dev/sr0:/live/x.squashfs (direct I/O)" */
+};
+/* Mounts the medium read-only, opens each path beneath it and loop-attaches
+ * it read-only, level by level. 0, or -errno with the reason logged (not
+ * for -ENOENT on the first level when quiet_enoent). */
+int image_open(struct boot *b, struct image_req *r) WUR;
+/* 1 when path is a file on medium dev (mounted and unmounted again), 0 not,
+ * -errno when the medium cannot be mounted. */
+int image_present(struct boot *b, const char *dev, const char *type, const char *path) WUR;
 /* init/union.c */
 void union_build(struct boot *b);
 /* init/handoff.c: never returns. */

@@ -11,6 +11,7 @@
 
 #include "boot.h"
 #include "log.h"
+#include "media.h"
 #include "sbuf.h"
 #include "sys.h"
 
@@ -50,19 +51,117 @@ static void uevent_drain(int fd)
 		;
 }
 
-static int supported(const struct spec *s)
+static int supported(const struct spec *s, int upper)
 {
-	return s->npaths == 0 && (s->kind == SPEC_DEV || s->kind == SPEC_LABEL ||
-				  s->kind == SPEC_UUID || s->kind == SPEC_PARTUUID ||
-				  s->kind == SPEC_PARTLABEL);
+	if (s->kind == SPEC_AUTO)
+		return !upper;
+	if (upper && s->npaths)
+		return 0; /* a writable image file needs a read-write loop: not yet */
+	return s->kind == SPEC_DEV || s->kind == SPEC_LABEL || s->kind == SPEC_UUID ||
+	       s->kind == SPEC_PARTUUID || s->kind == SPEC_PARTLABEL;
 }
 
-static int try_resolve(struct boot *b, struct want *w)
+static int is_upper(const struct boot *b, const struct want *w)
+{
+	return w->spec == &b->upper;
+}
+
+static int lower_index(const struct boot *b, const struct want *w)
+{
+	return (int)(w->spec - b->lower);
+}
+
+/* The image chain of a read-only layer on medium d: the SPEC's paths, or
+ * union.image on a live medium named without a path, or the device itself
+ * copied to RAM (union.toram). 1 resolved (or nothing to do), < 0 failed. */
+_Static_assert(CFG_PATH_MAX == SPEC_PATH_MAX, "union.image must fit a SPEC path");
+
+static int open_chain(struct boot *b, struct want *w, const struct blkdev *d, int quiet)
+{
+	const char (*image)[SPEC_PATH_MAX] = (const char (*)[SPEC_PATH_MAX])b->cfg.image;
+	struct image_req r = { .role = w->role, .dev = d->path, .type = d->info.type,
+			       .paths = w->spec->paths, .npaths = w->spec->npaths,
+			       .toram = b->cfg.toram, .quiet_enoent = quiet };
+	int rc;
+
+	if (is_upper(b, w))
+		return 1;
+	if (!r.npaths && (w->spec->kind == SPEC_AUTO || media_holds_images(d->info.type))) {
+		r.paths = image;
+		r.npaths = 1;
+	}
+	if (!r.npaths && !r.toram)
+		return 1;
+	rc = image_open(b, &r);
+	if (rc < 0)
+		return rc;
+	IGNORE(strcopy(w->dev, 48, r.out_dev));  /* both 48 bytes */
+	IGNORE(strcopy(w->type, 16, r.out_type)); /* both 16 bytes */
+	IGNORE(strcopy(b->lower_via[lower_index(b, w)], sizeof(b->lower_via[0]), r.via));
+	return 1;
+}
+
+static void announce(const struct want *w, const char *text, const struct blkdev *d)
+{
+	log_info("%s: %s is %s (%s%s%s%s)", w->role, text, d->path,
+		 d->probed == 1 ? d->info.type : "unknown type", d->info.label[0] ? ", label " : "",
+		 d->info.label, d->removable ? ", removable" : "");
+}
+
+/* auto: the devices present now, lowest kernel name first, each mounted once
+ * to look for union.image; the first that holds it wins, and any other that
+ * holds it too is named (the choice rule of the README). */
+static int try_auto(struct boot *b, struct want *w)
+{
+	static unsigned char looked[BLKDEV_MAX];
+	const struct blkdev *t = b->devs.d;
+	const char *prev = "";
+	int found = -1;
+
+	for (;;) {
+		int best = -1, rc;
+
+		for (unsigned i = 0; i < b->devs.n; i++)
+			if (strcmp(t[i].name, prev) > 0 && (best < 0 || strcmp(t[i].name, t[best].name) < 0))
+				best = (int)i;
+		if (best < 0)
+			break;
+		prev = t[best].name;
+		if (looked[best] || !media_scan_candidate(&t[best], b->cfg.scan))
+			continue;
+		looked[best] = 1;
+		if (found >= 0) {
+			if (image_present(b, t[best].path, t[best].info.type, b->cfg.image) == 1)
+				log_warn("%s: %s also holds %s; using %s (lowest kernel name)", w->role,
+					 t[best].path, b->cfg.image, t[found].path);
+			continue;
+		}
+		rc = open_chain(b, w, &t[best], 1);
+		if (rc == -ENOENT || rc == -EISDIR)
+			continue;
+		if (rc < 0) {
+			log_warn("%s: skipping %s for auto", w->role, t[best].path);
+			continue;
+		}
+		announce(w, "auto", &t[best]);
+		found = best;
+	}
+	if (found < 0)
+		return 0;
+	w->done = 1;
+	return 1;
+}
+
+/* 1 resolved, 0 not yet, < 0 failed for good (why filled in). */
+static int try_resolve(struct boot *b, struct want *w, char *why, size_t whylen)
 {
 	const struct blkdev *d;
 	unsigned count;
 	char text[SPEC_VALUE_MAX + 16];
+	int rc;
 
+	if (w->spec->kind == SPEC_AUTO)
+		return try_auto(b, w);
 	d = blkdev_find(&b->devs, w->spec, &count);
 	if (!d)
 		return 0;
@@ -72,10 +171,13 @@ static int try_resolve(struct boot *b, struct want *w)
 			 count, text, d->path);
 	IGNORE(strcopy(w->dev, 48, d->path));  /* both 48 bytes */
 	IGNORE(strcopy(w->type, 16, d->probed == 1 ? d->info.type : ""));
+	announce(w, text, d);
+	rc = open_chain(b, w, d, 0);
+	if (rc < 0) {
+		IGNORE(strfmt(why, whylen, "%s %s: the image cannot be used", w->role, text)); /* fits */
+		return rc;
+	}
 	w->done = 1;
-	log_info("%s: %s is %s (%s%s%s)", w->role, text, d->path,
-		 d->probed == 1 ? d->info.type : "unknown type", d->info.label[0] ? ", label " : "",
-		 d->info.label);
 	return 1;
 }
 
@@ -108,6 +210,7 @@ void devices_wait(struct boot *b)
 {
 	struct want w[SPEC_LIST_MAX + 1];
 	unsigned nw = 0, pending;
+	int rc;
 	uint64_t now = sys_now_ms(), next_progress = now + PROGRESS_MS;
 	int sock = uevent_open();
 	char text[SPEC_VALUE_MAX + 16];
@@ -129,7 +232,7 @@ void devices_wait(struct boot *b)
 		w[nw++] = (struct want){ &b->upper, "writable branch", b->upper_dev, b->upper_type,
 					 deadline_for(b, &b->upper, now), 0 };
 	for (unsigned i = 0; i < nw; i++) {
-		if (supported(w[i].spec))
+		if (supported(w[i].spec, is_upper(b, &w[i])))
 			continue;
 		IGNORE(spec_format(w[i].spec, text, sizeof(text))); /* message only */
 		w[i].deadline_ms = 0; /* fails below, with its own message */
@@ -137,33 +240,45 @@ void devices_wait(struct boot *b)
 	}
 
 	for (;;) {
-		int rc = blkdev_refresh(&b->devs);
+		rc = blkdev_refresh(&b->devs);
 
 		if (rc < 0)
 			log_err("scanning /sys/class/block failed: %s; retrying", strerror(-rc));
 		pending = 0;
 		now = sys_now_ms();
 		for (unsigned i = 0; i < nw; i++) {
-			if (w[i].done || (w[i].deadline_ms && try_resolve(b, &w[i])))
+			char why[200];
+
+			why[0] = '\0';
+			if (w[i].done)
 				continue;
-			if (now < w[i].deadline_ms) {
+			if (w[i].deadline_ms) {
+				rc = try_resolve(b, &w[i], why, sizeof(why));
+				if (rc > 0)
+					continue;
+			}
+			if (!why[0] && now < w[i].deadline_ms) {
 				pending++;
 				continue;
 			}
 			w[i].done = -1;
 			IGNORE(spec_format(w[i].spec, text, sizeof(text))); /* message only */
-			if (w[i].spec == &b->upper) {
-				char why[160];
-
-				IGNORE(strfmt(why, sizeof(why), "writable device %s not found", text));
+			if (is_upper(b, &w[i])) {
+				if (!why[0])
+					IGNORE(strfmt(why, sizeof(why), "writable device %s not found", text));
 				onfail(b, why);
-			} else {
-				char why[200];
-
-				list_found(b);
-				IGNORE(strfmt(why, sizeof(why), "%s %s not found", w[i].role, text));
-				rescue_fatal(b, why);
+				continue;
 			}
+			if (!why[0]) {
+				list_found(b);
+				if (w[i].spec->kind == SPEC_AUTO)
+					IGNORE(strfmt(why, sizeof(why), "%s: no %sdevice holds %s (auto)",
+						      w[i].role, b->cfg.scan == SCAN_REMOVABLE ? "removable " : "",
+						      b->cfg.image));
+				else
+					IGNORE(strfmt(why, sizeof(why), "%s %s not found", w[i].role, text));
+			}
+			rescue_fatal(b, why);
 		}
 		if (!pending)
 			break;

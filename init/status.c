@@ -24,6 +24,8 @@ void status_write(struct boot *b)
 		IGNORE(spec_format(&b->lower[i], spec, sizeof(spec))); /* cut is fine here */
 		sbuf_addf(&sb, "lower%u=%s %s %s " RUNDIR "/lower/%u\n", i + 1, spec,
 			  b->lower_dev[i], b->lower_type[i], i);
+		if (b->lower_via[i][0])
+			sbuf_addf(&sb, "lower%u_image=%s\n", i + 1, b->lower_via[i]);
 	}
 	if (b->upper_kind == UPPER_DEVICE) {
 		IGNORE(spec_format(&b->upper, spec, sizeof(spec))); /* cut is fine here */

@@ -104,12 +104,12 @@ static void probe_one(struct blkdev *d)
 		probe_partition(d);
 }
 
-static int seen(const struct blkdev_table *t, const char *name)
+static struct blkdev *seen(struct blkdev_table *t, const char *name)
 {
 	for (unsigned i = 0; i < t->n; i++)
 		if (strcmp(t->d[i].name, name) == 0)
-			return 1;
-	return 0;
+			return &t->d[i];
+	return NULL;
 }
 
 struct refresh_ctx {
@@ -127,8 +127,16 @@ static int add_one(const char *name, unsigned char type, void *arg)
 	long long sectors;
 
 	(void)type;
-	if (seen(t, name))
+	/* loop devices are unionroot's own (image files); ram disks hold nothing */
+	if (strncmp(name, "loop", 4) == 0 || strncmp(name, "ram", 3) == 0)
 		return 0;
+	d = seen(t, name);
+	if (d) {
+		/* a CD-ROM or USB stick may fail its first reads while it settles */
+		if (d->probed < 0)
+			probe_one(d);
+		return 0;
+	}
 	if (t->n >= BLKDEV_MAX) {
 		t->overflow = 1;
 		return 0;

@@ -33,8 +33,9 @@ struct blkdev_table {
 };
 
 /* Adds devices that appeared since the last call (from /sys/class/block) and
- * probes them. Devices of size 0 (empty drives, unused loops) are retried on
- * the next call. Returns the number of new devices, or -errno. */
+ * probes them. Devices of size 0 (empty drives) and failed probes are retried
+ * on the next call. Loop and RAM disks are never listed: unionroot makes its
+ * loop devices itself, and an image inside a medium must not pass for one. Returns the number of new devices, or -errno. */
 int blkdev_refresh(struct blkdev_table *t) WUR;
 /* 1 when d is the medium s names (ignoring s's image paths), else 0. */
 int blkdev_match(const struct blkdev *d, const struct spec *s);

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* unionroot plan [CMDLINE]: the configuration a boot would use (board
- * defaults, then CMDLINE or /proc/cmdline), with every rejected value named. */
+ * defaults, then CMDLINE or /proc/cmdline), with every rejected value named,
+ * and which block device present now would play which role. It reads
+ * superblocks but mounts nothing: image paths inside media are named, not
+ * opened. */
 #include <stdio.h>
 #include <string.h>
 
+#include "blkdev.h"
 #include "cli.h"
 #include "config.h"
+#include "media.h"
 #include "overlay.h"
 #include "sbuf.h"
 #include "spec.h"
@@ -16,7 +21,93 @@ static void report(const char *msg, void *ctx)
 	printf("error: %s: %s\n", (const char *)ctx, msg);
 }
 
-static void print_spec(const char *role, const char *text)
+static struct blkdev_table devs;
+
+/* The devices in kernel name order: the order every choice rule uses. */
+static unsigned sorted(unsigned *idx)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < devs.n; i++) {
+		unsigned k = n++;
+
+		while (k > 0 && strcmp(devs.d[idx[k - 1]].name, devs.d[i].name) > 0) {
+			idx[k] = idx[k - 1];
+			k--;
+		}
+		idx[k] = i;
+	}
+	return n;
+}
+
+static void print_dev(const struct blkdev *d)
+{
+	printf("%s (%s%s%s%s)", d->name, d->probed == 1 ? d->info.type : "unknown",
+	       d->info.label[0] ? " LABEL=" : "", d->info.label, d->removable ? ", removable" : "");
+}
+
+static void print_devices(void)
+{
+	unsigned idx[BLKDEV_MAX], n;
+	int rc = blkdev_refresh(&devs);
+
+	if (rc < 0) {
+		printf("%-16s cannot list /sys/class/block: %s\n", "devices", strerror(-rc));
+		return;
+	}
+	n = sorted(idx);
+	printf("%-16s", "devices");
+	for (unsigned i = 0; i < n; i++) {
+		printf("%s", i ? ", " : " ");
+		print_dev(&devs.d[idx[i]]);
+	}
+	printf("%s\n", n ? "" : " none present now");
+}
+
+/* What the boot would do with s on the devices present now. */
+static void print_resolution(const struct spec *s, const struct config *c, int upper)
+{
+	const struct blkdev *d;
+	unsigned count, idx[BLKDEV_MAX], n;
+	int wait = s->deadline >= 0 ? s->deadline : config_wait(c);
+
+	if (s->kind == SPEC_AUTO) {
+		n = sorted(idx);
+		printf("%-16s scans for %s, in this order:", "", c->image);
+		count = 0;
+		for (unsigned i = 0; i < n; i++) {
+			if (!media_scan_candidate(&devs.d[idx[i]], c->scan))
+				continue;
+			printf("%s", count++ ? ", " : " ");
+			print_dev(&devs.d[idx[i]]);
+		}
+		printf("%s\n", count ? "; the first that holds it wins" : " no candidate present now");
+	} else {
+		d = blkdev_find(&devs, s, &count);
+		if (!d) {
+			if (wait == CFG_WAIT_FOREVER)
+				printf("%-16s not present now; the boot waits for it (rootwait)\n", "");
+			else
+				printf("%-16s not present now; the boot waits up to %d s, then %s\n", "", wait,
+				       upper ? "union.onfail" : "stops");
+			return;
+		}
+		printf("%-16s %s%s (%s%s%s)\n", "", count > 1 ? "several match; " : "", d->path,
+		       d->probed == 1 ? d->info.type : "unknown type", d->info.label[0] ? ", LABEL=" : "",
+		       d->info.label);
+		if (upper)
+			return;
+		for (unsigned i = 0; i < s->npaths; i++)
+			printf("%-16s then image %s inside it, on a read-only loop device\n", "", s->paths[i]);
+		if (!s->npaths && d->probed == 1 && media_holds_images(d->info.type))
+			printf("%-16s then image %s inside it (union.image), on a read-only loop device\n", "",
+			       c->image);
+	}
+	if (c->toram && !upper)
+		printf("%-16s copied to RAM first (union.toram); the medium can then be removed\n", "");
+}
+
+static void print_spec(const char *role, const char *text, const struct config *c, int upper)
 {
 	struct spec s;
 	char why[CFG_ERR_MAX], canon[SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX];
@@ -33,6 +124,7 @@ static void print_spec(const char *role, const char *text)
 	if (s.deadline >= 0)
 		printf(", wait %d s", s.deadline);
 	printf(")\n");
+	print_resolution(&s, c, upper);
 }
 
 int cmd_plan(int argc, char **argv)
@@ -62,6 +154,7 @@ int cmd_plan(int argc, char **argv)
 		cmdline[0] = '\0';
 	}
 	config_apply_text(&c, cmdline, 0, report, (void *)"command line");
+	print_devices();
 
 	if (c.lower[0]) {
 		char *p = list;
@@ -74,11 +167,11 @@ int cmd_plan(int argc, char **argv)
 			if (comma)
 				*comma = '\0';
 			IGNORE(strfmt(role, sizeof(role), "read-only %u", n)); /* fits */
-			print_spec(role, p);
+			print_spec(role, p, &c, 0);
 			p = comma ? comma + 1 : NULL;
 		}
 	} else if (c.root[0]) {
-		print_spec("read-only 1", c.root);
+		print_spec("read-only 1", c.root, &c, 0);
 	} else {
 		printf("%-16s none configured: the boot would stop here\n", "read-only");
 	}
@@ -87,8 +180,17 @@ int cmd_plan(int argc, char **argv)
 	else if (strcmp(c.upper, "none") == 0)
 		printf("%-16s none (read-only root)\n", "writable");
 	else
-		print_spec("writable", c.upper);
+		print_spec("writable", c.upper, &c, 1);
 	printf("%-16s %s\n", "mode", config_mode_name(c.mode));
+	{
+		static char fs[4096];
+		int have = sys_read_file("/proc/filesystems", fs, sizeof(fs)) >= 0 &&
+			   strstr(fs, "\toverlay\n") != NULL;
+
+		printf("%-16s overlay%s\n", "backend",
+		       have ? " (this kernel has overlayfs now)"
+			    : " (module overlay at boot; without it a read-only bind of the top layer)");
+	}
 	{
 		char opts[512];
 		const char *lowers[] = { "/run/unionroot/lower/0" };

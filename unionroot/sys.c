@@ -42,6 +42,61 @@ int sys_openat2(int dir, const char *path, int flags, uint64_t resolve)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+int sys_open_beneath(int dir, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	char comp[256];
+	int cur = dir;
+	long fd;
+
+	while (*path == '/')
+		path++;
+	if (!*path)
+		return -EINVAL;
+	fd = syscall(SYS_openat2, dir, path, &how, sizeof(how));
+	if (fd >= 0)
+		return (int)fd;
+	if (errno != ENOSYS)
+		return -errno;
+	/* Before 5.6: one component at a time, following no symlink at all. */
+	while (*path) {
+		const char *slash = strchr(path, '/');
+		size_t len = slash ? (size_t)(slash - path) : strlen(path);
+		int next;
+
+		if (len >= sizeof(comp)) {
+			if (cur != dir)
+				close(cur);
+			cur = -ENAMETOOLONG;
+			break;
+		}
+		memcpy(comp, path, len);
+		comp[len] = '\0';
+		path += len;
+		while (*path == '/')
+			path++;
+		if (len == 0 || strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0)
+			next = -EXDEV;
+		else
+			next = openat(cur, comp, (*path ? O_RDONLY | O_DIRECTORY : flags) | O_NOFOLLOW |
+						 O_CLOEXEC);
+		/* O_NOFOLLOW on a symlink: ELOOP, or ENOTDIR with O_DIRECTORY */
+		if (next < 0 && next != -EXDEV)
+			next = errno == ELOOP || errno == ENOTDIR ? -EXDEV : -errno;
+		if (cur != dir)
+			close(cur);
+		cur = next;
+		if (next < 0)
+			break;
+	}
+	return cur == dir ? -EINVAL : cur;
+}
+
 int sys_pivot_root(const char *new_root, const char *put_old)
 {
 	return syscall(SYS_pivot_root, new_root, put_old) < 0 ? -errno : 0;

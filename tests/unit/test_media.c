@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/* Media rules and opening paths inside a medium: which devices `auto` looks
+ * at, which media carry images, whether union.toram fits, and that a path
+ * never leaves its medium (symlinks out, "..", absolute links). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "media.h"
+#include "sys.h"
+#include "unit.h"
+
+static struct blkdev dev(const char *type, int removable, int probed)
+{
+	struct blkdev d;
+
+	memset(&d, 0, sizeof(d));
+	snprintf(d.info.type, sizeof(d.info.type), "%s", type);
+	d.removable = removable;
+	d.probed = probed;
+	return d;
+}
+
+static void auto_scans_mountable_media_only(void)
+{
+	struct blkdev cd = dev("iso9660", 1, 1), disk = dev("ext4", 0, 1);
+	struct blkdev luks = dev("crypto_LUKS", 1, 1), unknown = dev("", 1, 0);
+	struct blkdev swap = dev("swap", 0, 1);
+
+	luks.info.encrypted = 1;
+	CHECK(media_scan_candidate(&cd, SCAN_ALL));
+	CHECK(media_scan_candidate(&disk, SCAN_ALL));
+	CHECK(!media_scan_candidate(&luks, SCAN_ALL));
+	CHECK(!media_scan_candidate(&unknown, SCAN_ALL));
+	CHECK(!media_scan_candidate(&swap, SCAN_ALL));
+}
+
+static void scan_removable_skips_fixed_disks(void)
+{
+	struct blkdev cd = dev("iso9660", 1, 1), disk = dev("ext4", 0, 1);
+
+	CHECK(media_scan_candidate(&cd, SCAN_REMOVABLE));
+	CHECK(!media_scan_candidate(&disk, SCAN_REMOVABLE));
+}
+
+static void live_media_carry_images_layers_do_not(void)
+{
+	CHECK(media_holds_images("iso9660"));
+	CHECK(media_holds_images("vfat"));
+	CHECK(!media_holds_images("squashfs"));
+	CHECK(!media_holds_images("ext4"));
+	CHECK(!media_holds_images(""));
+}
+
+static void vfat_media_mount_with_utf8(void)
+{
+	CHECK_STR(media_mount_options("vfat"), "iocharset=utf8");
+	CHECK(media_mount_options("iso9660") == NULL);
+}
+
+static void meminfo_gives_memavailable_in_bytes(void)
+{
+	uint64_t b = 0;
+
+	CHECK_INT(meminfo_available("MemTotal:  466360 kB\nMemFree:  428724 kB\n"
+				    "MemAvailable:     431216 kB\nBuffers: 1 kB\n", &b), 0);
+	CHECK_INT(b, 431216ull * 1024);
+	CHECK_INT(meminfo_available("MemTotal: 1 kB\n", &b), -ENOENT);
+	CHECK_INT(meminfo_available("MemAvailable:\n", &b), -ENOENT);
+	CHECK_INT(meminfo_available("", &b), -ENOENT);
+	/* absurd digits stop at 19, no overflow trap under UBSan */
+	CHECK_INT(meminfo_available("MemAvailable: 99999999999999999999999999 kB\n", &b), 0);
+}
+
+static void toram_keeps_headroom(void)
+{
+	uint64_t need = 0;
+
+	CHECK_INT(toram_fits(100ull << 20, 200ull << 20, &need), 0);
+	CHECK_INT(need, (100ull << 20) + TORAM_HEADROOM);
+	CHECK_INT(toram_fits(150ull << 20, 200ull << 20, &need), -ENOMEM);
+	CHECK_INT(toram_fits(UINT64_MAX, UINT64_MAX, &need), 0);
+	CHECK_INT(need, UINT64_MAX);
+	CHECK_INT(toram_fits(1, 0, &need), -ENOMEM);
+}
+
+static int medium(void)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/outside", unit_tmpdir());
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/m", unit_tmpdir());
+	mkdir(path, 0755);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	mkdirat(fd, "live", 0755);
+	close(openat(fd, "live/fs.squashfs", O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	IGNORE(symlinkat("fs.squashfs", fd, "live/inside"));
+	IGNORE(symlinkat("../../outside", fd, "live/dotdot"));
+	IGNORE(symlinkat("/etc/passwd", fd, "live/absolute"));
+	IGNORE(symlinkat("..", fd, "up"));
+	return fd;
+}
+
+static void paths_open_beneath_the_medium(void)
+{
+	int m = medium(), fd;
+
+	CHECK(m >= 0);
+	fd = sys_open_beneath(m, "/live/fs.squashfs", O_RDONLY);
+	CHECK(fd >= 0);
+	close(fd);
+	fd = sys_open_beneath(m, "live//fs.squashfs", O_RDONLY);
+	CHECK(fd >= 0);
+	close(fd);
+	fd = sys_open_beneath(m, "/live/inside", O_RDONLY);
+	CHECK(fd >= 0); /* a link that stays inside is fine */
+	close(fd);
+	CHECK_INT(sys_open_beneath(m, "/live/missing", O_RDONLY), -ENOENT);
+	CHECK_INT(sys_open_beneath(m, "/", O_RDONLY), -EINVAL);
+	close(m);
+}
+
+static void paths_never_leave_the_medium(void)
+{
+	int m = medium();
+
+	CHECK(m >= 0);
+	CHECK_INT(sys_open_beneath(m, "/live/dotdot", O_RDONLY), -EXDEV);
+	CHECK_INT(sys_open_beneath(m, "/live/absolute", O_RDONLY), -EXDEV);
+	CHECK_INT(sys_open_beneath(m, "/../outside", O_RDONLY), -EXDEV);
+	CHECK_INT(sys_open_beneath(m, "/up/outside", O_RDONLY), -EXDEV);
+	close(m);
+}
+
+UNIT_SUITE(media,
+	   { "auto scans mountable media only", auto_scans_mountable_media_only },
+	   { "union.scan=removable skips fixed disks", scan_removable_skips_fixed_disks },
+	   { "live media carry images, layers do not", live_media_carry_images_layers_do_not },
+	   { "vfat media mount with utf8", vfat_media_mount_with_utf8 },
+	   { "MemAvailable in bytes", meminfo_gives_memavailable_in_bytes },
+	   { "union.toram keeps headroom", toram_keeps_headroom },
+	   { "paths open beneath the medium", paths_open_beneath_the_medium },
+	   { "paths never leave the medium", paths_never_leave_the_medium });

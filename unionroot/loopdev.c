@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/* Loop devices for image files inside media. */
+#include "loopdev.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "sbuf.h"
+
+/* Another process may take the device LOOP_CTL_GET_FREE offered (EBUSY). */
+#define ATTACH_TRIES 8
+
+static int configure(int loop, int backing, int dio)
+{
+	struct loop_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.fd = (unsigned)backing;
+	cfg.info.lo_flags = LO_FLAGS_READ_ONLY | (dio ? LO_FLAGS_DIRECT_IO : 0);
+	return ioctl(loop, LOOP_CONFIGURE, &cfg) < 0 ? -errno : 0;
+}
+
+/* Before 5.8: bind, then set the status; undo the bind when that fails. */
+static int configure_legacy(int loop, int backing, int dio)
+{
+	struct loop_info64 info;
+
+	if (ioctl(loop, LOOP_SET_FD, backing) < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	if (ioctl(loop, LOOP_SET_STATUS64, &info) < 0) {
+		int err = -errno;
+
+		IGNORE(ioctl(loop, LOOP_CLR_FD, 0)); /* best effort: the error above is what matters */
+		return err;
+	}
+	if (dio)
+		IGNORE(ioctl(loop, LOOP_SET_DIRECT_IO, 1UL)); /* buffered I/O is fine too */
+	return 0;
+}
+
+static int attach_once(int ctl, int backing, int want_dio, struct loopdev *out)
+{
+	int n = ioctl(ctl, LOOP_CTL_GET_FREE);
+	int loop, rc;
+
+	if (n < 0)
+		return -errno;
+	if (strfmt(out->path, sizeof(out->path), "/dev/loop%d", n) < 0)
+		return -ENAMETOOLONG;
+	loop = open(out->path, O_RDONLY | O_CLOEXEC);
+	if (loop < 0)
+		return -errno;
+	out->legacy = 0;
+	rc = configure(loop, backing, want_dio);
+	/* a kernel that refuses direct I/O outright instead of falling back */
+	if (rc == -EINVAL && want_dio)
+		rc = configure(loop, backing, 0);
+	if (rc == -EINVAL || rc == -ENOTTY) {
+		out->legacy = 1;
+		rc = configure_legacy(loop, backing, want_dio);
+	}
+	if (rc < 0) {
+		close(loop);
+		return rc;
+	}
+	{
+		struct loop_info64 info;
+
+		out->direct_io = ioctl(loop, LOOP_GET_STATUS64, &info) == 0 &&
+				 (info.lo_flags & LO_FLAGS_DIRECT_IO);
+	}
+	return loop;
+}
+
+int loop_attach(int backing_fd, int want_dio, struct loopdev *out)
+{
+	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	int rc = -EBUSY;
+
+	memset(out, 0, sizeof(*out));
+	if (ctl < 0)
+		return -errno;
+	for (int i = 0; i < ATTACH_TRIES && rc == -EBUSY; i++)
+		rc = attach_once(ctl, backing_fd, want_dio, out);
+	close(ctl);
+	return rc;
+}
+
+int loop_detach(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = ioctl(fd, LOOP_CLR_FD, 0) < 0 ? -errno : 0;
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+/* Media rules: pure functions over names and numbers. */
+#include "media.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "config.h"
+
+static const char *const mountable[] = {
+	"iso9660", "vfat", "ext4", "ext3", "ext2", "f2fs", "erofs", "btrfs", "xfs", "squashfs",
+};
+
+static const char *const image_carriers[] = { "iso9660", "vfat" };
+
+static int in_list(const char *type, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(type, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int media_mountable(const char *type)
+{
+	return in_list(type, mountable, ARRAY_SIZE(mountable));
+}
+
+const char *media_mount_options(const char *type)
+{
+	return strcmp(type, "vfat") == 0 ? "iocharset=utf8" : NULL;
+}
+
+int media_holds_images(const char *type)
+{
+	return in_list(type, image_carriers, ARRAY_SIZE(image_carriers));
+}
+
+int media_scan_candidate(const struct blkdev *d, int scan)
+{
+	if (d->probed != 1 || d->info.encrypted || !media_mountable(d->info.type))
+		return 0;
+	return scan != SCAN_REMOVABLE || d->removable;
+}
+
+int meminfo_available(const char *text, uint64_t *bytes)
+{
+	static const char key[] = "MemAvailable:";
+	const char *p = text;
+
+	while (p && *p) {
+		if (strncmp(p, key, sizeof(key) - 1) == 0) {
+			uint64_t kb = 0;
+			int digits = 0;
+
+			p += sizeof(key) - 1;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			for (; *p >= '0' && *p <= '9' && digits < 19; p++, digits++)
+				kb = kb * 10 + (uint64_t)(*p - '0');
+			if (!digits)
+				return -ENOENT;
+			*bytes = kb * 1024u;
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -ENOENT;
+}
+
+int toram_fits(uint64_t size, uint64_t avail, uint64_t *need)
+{
+	*need = size > UINT64_MAX - TORAM_HEADROOM ? UINT64_MAX : size + TORAM_HEADROOM;
+	return *need <= avail ? 0 : -ENOMEM;
+}

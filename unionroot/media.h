@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Pure rules about media: which devices `auto` looks at, which media carry
+ * image files rather than being a layer themselves, and whether an image fits
+ * in RAM for union.toram. The boot and `unionroot plan` share them. */
+#ifndef UNIONROOT_MEDIA_H
+#define UNIONROOT_MEDIA_H
+
+#include <stdint.h>
+
+#include "blkdev.h"
+#include "defs.h"
+
+/* RAM left to the running system after a union.toram copy. */
+#define TORAM_HEADROOM (64ull << 20)
+
+/* 1 when unionroot mounts this file system type read-only to look inside. */
+int media_mountable(const char *type);
+/* Mount options for looking inside a medium of this type, or NULL: vfat
+ * would ask for the kernel's default code page (ascii on Debian), a module
+ * the initramfs does not carry; the board loads nls_utf8 for vfat. */
+const char *media_mount_options(const char *type);
+/* 1 when `auto` looks at d for union.image under union.scan (enum cfg_scan). */
+int media_scan_candidate(const struct blkdev *d, int scan);
+/* 1 when a SPEC without a path on a medium of this type means "union.image
+ * inside it" (a live CD or stick: iso9660, vfat), 0 when the medium is the
+ * layer itself (squashfs, erofs, ext4, ...). */
+int media_holds_images(const char *type);
+/* MemAvailable of /proc/meminfo text, in bytes: 0, or -ENOENT. */
+int meminfo_available(const char *text, uint64_t *bytes) WUR;
+/* 0 when an image of size bytes fits into avail bytes of RAM with
+ * TORAM_HEADROOM to spare, else -ENOMEM; *need says how much it takes. */
+int toram_fits(uint64_t size, uint64_t avail, uint64_t *need) WUR;
+
+#endif
