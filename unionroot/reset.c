@@ -259,17 +259,20 @@ static int step(const struct reset_env *env, const char *name)
 	return env && env->step ? env->step(name, env->ctx) : 0;
 }
 
-/* Builds .unionroot/ready: a fresh upper holding the kept paths, synced. */
-static int build_ready(int rw, int state, int trash, const struct reset_env *env,
-		       struct reset_req *req, struct reset_result *res)
+/* The keep file's patterns join the request's, once: a replay after the
+ * swap must not look for the keep file in the new upper, which may not hold
+ * it. */
+static void resolve_keeplist(int rw, const struct reset_env *env, struct reset_req *req)
 {
 	static char text[KEEP_FILE_MAX + 1];
-	struct keepcopy_stats ks = { 0, 0, 0 };
-	int old, stage, rc;
+	int old;
 
-	if (req->keeplist) {
-		old = openat(rw, BRANCH_UPPER, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		ssize_t n = old >= 0 ? keep_file(old, env, text, sizeof(text)) : 0;
+	if (!req->keeplist)
+		return;
+	req->keeplist = 0;
+	old = openat(rw, BRANCH_UPPER, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	{
+		ssize_t n = keep_file(old, env, text, sizeof(text));
 
 		if (old >= 0)
 			close(old);
@@ -280,6 +283,15 @@ static int build_ready(int rw, int state, int trash, const struct reset_env *env
 			say(env, L_WARN, "factory reset: more than %d keep paths; the rest are not kept",
 			    KEEP_MAX);
 	}
+}
+
+/* Builds .unionroot/ready: a fresh upper holding the kept paths, synced. */
+static int build_ready(int rw, int state, int trash, const struct reset_env *env,
+		       struct reset_req *req, struct reset_result *res)
+{
+	struct keepcopy_stats ks = { 0, 0, 0 };
+	int old, stage, rc;
+
 	IGNORE(reset_to_trash(state, trash, RESET_STAGING)); /* recover did it; harmless */
 	if (mkdirat(state, RESET_STAGING, 0755) < 0)
 		return -errno;
@@ -342,17 +354,21 @@ int reset_apply(int rw, int state, int trash, const struct reset_env *env,
 		return (int)n;
 	}
 	if (mode != RESET_NONE) {
-		/* the command line decides; written down so that a power cut
-		 * before the end is finished by the next boot, whatever its
-		 * command line says */
+		/* the command line decides */
 		memset(&req, 0, sizeof(req));
 		req.keeplist = mode == RESET_FACTORY_KEEPLIST;
+	} else if (!res->from_request) {
+		return 0;
+	}
+	/* written down with the keep list resolved, so that a power cut before
+	 * the end is finished the same way by the next boot, whatever its
+	 * command line says */
+	if (req.keeplist || mode != RESET_NONE || res->request_bad) {
+		resolve_keeplist(rw, env, &req);
 		*what = "recording the reset request";
 		rc = reset_request_write(state, &req);
 		if (rc < 0)
 			return rc;
-	} else if (!res->from_request) {
-		return 0;
 	}
 	if (step(env, "request") < 0)
 		return -ECANCELED;
