@@ -39,7 +39,7 @@ T_OBJ := $(patsubst %.c,$(BUILD)/target/%.o,$(LIB_SRC) $(INIT_SRC))
 H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC))
 
-.PHONY: all deps kernel initramfs images demo check test unit lint bench clean install fuzz
+.PHONY: all deps kernel initramfs images demo check test unit lint bench bench-reset clean install fuzz
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio
 
 deps:
@@ -124,6 +124,10 @@ lint:
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all initramfs images BOARD=$(BOARD)
 	$(Q)tests/bench/run $(BUILD) $(BOARD)
+	$(Q)tests/bench/reset $(BUILD)
+
+bench-reset: all
+	$(Q)tests/bench/reset $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
