@@ -39,8 +39,8 @@ T_OBJ := $(patsubst %.c,$(BUILD)/target/%.o,$(LIB_SRC) $(INIT_SRC))
 H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC))
 
-.PHONY: all deps kernel initramfs images demo check test unit lint bench clean install fuzz
-all: $(BUILD)/unionroot $(BUILD)/host/mkcpio
+.PHONY: all deps kernel initramfs images demo check test unit lint bench bench-reset clean install fuzz
+all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio
 
 deps:
 	$(Q)tools/install-deps
@@ -68,6 +68,22 @@ $(BUILD)/unionroot: $(T_OBJ)
 	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
 	$(Q)size=$$(stat -c %s $@); echo "  SIZE    $@ $$size bytes"
 
+# The test build: the same binary plus crash points (union.test.crashafter)
+# and the test-reset command; only these files differ. Never shipped: it goes
+# into initramfs-test.cpio.gz only.
+TEST_ONLY := unionroot/crashpoint.c unionroot/cli.c unionroot/cmd_test_reset.c
+T_TEST_OBJ := $(filter-out $(patsubst %.c,$(BUILD)/target/%.o,$(TEST_ONLY)),$(T_OBJ)) \
+              $(patsubst %.c,$(BUILD)/target-test/%.o,$(TEST_ONLY))
+
+$(BUILD)/target-test/%.o: %.c $(HDRS) $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $< (test build)")
+	$(Q)$(MUSLCC) $(TCFLAGS) -DUNIONROOT_CRASHPOINTS -c $< -o $@
+
+$(BUILD)/unionroot-test: $(T_TEST_OBJ)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
+
 $(BUILD)/host/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  HOSTCC  $<")
@@ -85,8 +101,9 @@ unit: $(BUILD)/host/unit-tests
 kernel:
 	$(Q)tools/fetch-kernel $(BOARD) $(BUILD)
 
-initramfs: $(BUILD)/unionroot $(BUILD)/host/mkcpio kernel
+initramfs: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio kernel
 	$(Q)tools/mkinitramfs $(BOARD) $(BUILD)
+	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) --test
 
 images: all
 	$(Q)board/$(BOARD)/images $(BUILD)/$(BOARD) $(ROOTFS)
@@ -109,6 +126,10 @@ bench: deps
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)tests/bench/probe-scan $(BUILD) | tee $(BUILD)/bench/probe-scan.txt
 	$(Q)tests/bench/run $(BUILD) $(BOARD)
+	$(Q)tests/bench/reset $(BUILD)
+
+bench-reset: all
+	$(Q)tests/bench/reset $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -10,12 +10,14 @@
 #include "config.h"
 #include "defs.h"
 #include "spec.h"
+#include "state.h"
 
 #define CMDLINE_MAX 4096
 #define CONF_MAX 4096
 #define NEWROOT "/newroot"
 #define RUNDIR "/run/unionroot"
 #define RWDIR RUNDIR "/rw"
+#define SAVEDIR RUNDIR "/saved"   /* the persistent branch, read-only, in failsafe */
 
 enum upper_kind { UPPER_DEVICE, UPPER_TMPFS, UPPER_NONE };
 
@@ -41,6 +43,15 @@ struct boot {
 	const char *backend;               /* "overlay", "bind (read-only)" */
 	char overlay_opts[1024];
 	int reset_applied;
+	const char *reset_why;
+	unsigned reset_kept, reset_refused;
+
+	char lower_id[SPEC_LIST_MAX][STATE_ID_MAX]; /* identities of the read-only layers */
+	unsigned nlower_id;                /* 0 when one could not be read */
+	int lower_changed;                 /* since the last boot */
+	char upgrade[160];                 /* what union.upgrade did, "" when nothing changed */
+	unsigned boots;                    /* boot counter after this boot */
+	char failsafe[160];                /* why this boot is failsafe, "" when not */
 
 	uint64_t t_start, t_modules, t_devices, t_mounts;
 	char **argv;

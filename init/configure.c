@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "boot.h"
+#include "crashpoint.h"
 #include "log.h"
+#include "reset.h"
 #include "sys.h"
 
 static void report(const char *msg, void *ctx)
@@ -61,6 +63,16 @@ void configure(struct boot *b)
 		b->upper_kind = UPPER_DEVICE;
 	if (c->session_volatile && b->upper_kind == UPPER_DEVICE)
 		log_warn("union.session=volatile is not supported yet; the writable branch stays persistent");
+	if (c->crashafter[0]) {
+		int rc = crashpoint_arm(c->crashafter, 1);
+
+		if (rc == -EPERM)
+			log_err("ignoring union.test.crashafter=\"%s\": only test builds honour it; booting normally",
+				c->crashafter);
+		else if (rc < 0)
+			log_err("ignoring union.test.crashafter=\"%s\": not one of \"%s\"; booting normally",
+				c->crashafter, RESET_STEPS);
+	}
 	if (c->mode == MODE_COPYUP)
 		log_warn("union.mode=copyup is not available in this build; using overlay");
 	log_info("configured: %u read-only layer(s), writable branch %s, deadline %ds",

@@ -15,6 +15,7 @@
 
 #include "boot.h"
 #include "branch.h"
+#include "crashpoint.h"
 #include "log.h"
 #include "rmtree.h"
 #include "sbuf.h"
@@ -116,6 +117,8 @@ static void trash_in_background(struct boot *b)
 		if (rc < 0 && rc != -ENOENT)
 			log_warn("emptying %s/.unionroot/trash failed: %s; the next boot tries again",
 				 RWDIR, strerror(-rc));
+		if (rw >= 0 && b->reset_applied)
+			IGNORE(crashpoint_hit("trash", NULL)); /* returns unless a test armed it */
 		_exit(0);
 	}
 }

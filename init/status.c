@@ -38,6 +38,18 @@ void status_write(struct boot *b)
 	sbuf_addf(&sb, "upper_state=%s\n", b->upper_state);
 	sbuf_addf(&sb, "overlay_options=%s\n", b->overlay_opts);
 	sbuf_addf(&sb, "reset=%s\n", b->reset_applied ? "applied" : "none");
+	if (b->reset_applied)
+		sbuf_addf(&sb, "reset_why=%s\nreset_kept=%u\nreset_refused=%u\n", b->reset_why,
+			  b->reset_kept, b->reset_refused);
+	sbuf_addf(&sb, "failsafe=%s\n", b->failsafe[0] ? b->failsafe : "no");
+	if (b->failsafe[0])
+		sbuf_add(&sb, "saved=" SAVEDIR "\n");
+	sbuf_addf(&sb, "maxfails=%d\nboots_at_boot=%u\n", b->cfg.maxfails, b->boots);
+	for (unsigned i = 0; i < b->nlower_id; i++)
+		sbuf_addf(&sb, "lower%u_id=%s\n", i + 1, b->lower_id[i]);
+	sbuf_addf(&sb, "lower_changed=%s\n", b->lower_changed ? "yes" : "no");
+	if (b->upgrade[0])
+		sbuf_addf(&sb, "upgrade=%s\n", b->upgrade);
 	sbuf_addf(&sb, "pid1_ms=%llu modules=%llu devices=%llu mounts=%llu\n",
 		  (unsigned long long)(sys_now_ms() - b->t_start),
 		  (unsigned long long)(b->t_modules - b->t_start),

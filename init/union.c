@@ -11,12 +11,33 @@
 
 #include "boot.h"
 #include "branch.h"
+#include "crashpoint.h"
+#include "decide.h"
 #include "log.h"
 #include "overlay.h"
+#include "reset.h"
 #include "sbuf.h"
+#include "state.h"
 #include "sys.h"
 
 static char lower_dirs[SPEC_LIST_MAX][48];
+static const char *lower_paths[SPEC_LIST_MAX];
+
+/* The layer's identity for upgrade detection; unknown identities switch the
+ * detection off for this boot rather than guess. */
+static void lower_identity(struct boot *b, unsigned i)
+{
+	int fd = open(b->lower_dev[i], O_RDONLY | O_CLOEXEC | O_NOCTTY), rc;
+
+	rc = fd < 0 ? -errno : state_identity_fd(fd, b->lower_id[i], sizeof(b->lower_id[i]));
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0) {
+		log_warn("read-only layer %u %s: reading its identity failed: %s; upgrade detection is off for this boot",
+			 i + 1, b->lower_dev[i], strerror(-rc));
+		b->nlower_id = 0;
+	}
+}
 
 static void mount_lowers(struct boot *b)
 {
@@ -50,8 +71,85 @@ static void mount_lowers(struct boot *b)
 		}
 		log_info("read-only layer %u: %s (%s) on %s", i + 1, b->lower_dev[i], type,
 			 lower_dirs[i]);
+		lower_paths[i] = lower_dirs[i];
 	}
+	b->nlower_id = b->nlower;
+	for (unsigned i = 0; i < b->nlower && b->nlower_id; i++)
+		lower_identity(b, i);
 }
+
+static void say_log(int level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	ur_log(level, "%s", msg);
+}
+
+/* The persistent branch leaves the way untouched: read-only, under SAVEDIR;
+ * the caller goes on with a tmpfs writable branch. */
+static void go_failsafe(struct boot *b, const char *dev, unsigned boots)
+{
+	int rc = sys_mkdir_p(SAVEDIR, 0755);
+
+	IGNORE(strfmt(b->failsafe, sizeof(b->failsafe),
+		      "%u boots without 'unionroot boot-ok' (union.maxfails=%d)", boots,
+		      b->cfg.maxfails)); /* fits */
+	if (rc == 0)
+		rc = sys_mount(NULL, RWDIR, NULL, MS_REMOUNT | MS_RDONLY | MS_NOATIME, NULL);
+	if (rc == 0)
+		rc = sys_mount(RWDIR, SAVEDIR, NULL, MS_MOVE, NULL);
+	if (rc < 0) {
+		log_err("failsafe: keeping writable branch %s read-only at %s failed: %s; it is not mounted",
+			dev, SAVEDIR, strerror(-rc));
+		if (umount2(RWDIR, MNT_DETACH) < 0)
+			log_warn("cannot unmount %s: %s", RWDIR, strerror(errno));
+	}
+	log_err("failsafe boot: writable branch %s: %s; booting a volatile root, the branch read-only at %s",
+		dev, b->failsafe, SAVEDIR);
+	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "volatile: failsafe: %s",
+		      b->failsafe)); /* fits */
+	b->upper_kind = UPPER_TMPFS;
+}
+
+/* Control state: boot counter and layer identities decide failsafe and the
+ * upgrade policy. 1 when this boot goes failsafe. */
+static int control_state(struct boot *b, int rw, struct reset_env *env, struct ur_state *next)
+{
+	static struct ur_state saved, now;
+	struct boot_decision d;
+	int rc = state_load(rw, &saved);
+
+	if (rc < 0)
+		log_err("control state .unionroot/%s on %s is %s; starting it afresh (boot counter 0, no layer identity known)",
+			STATE_FILE, b->upper_dev,
+			rc == -EINVAL ? "damaged" : rc == -EFBIG ? "oversized" : strerror(-rc));
+	state_clear(&now);
+	now.nlower = b->nlower_id;
+	for (unsigned i = 0; i < b->nlower_id && i < STATE_LOWER_MAX; i++)
+		memcpy(now.lower[i], b->lower_id[i], sizeof(now.lower[i]));
+	decide_boot(&saved, rc, &now, b->cfg.reset, b->cfg.upgrade, (unsigned)b->cfg.maxfails, &d);
+	if (d.failsafe) {
+		b->boots = saved.boots;
+		go_failsafe(b, b->upper_dev, saved.boots);
+		return 1;
+	}
+	b->lower_changed = d.upgraded;
+	if (d.upgraded) {
+		static const char *const policy[] = { "keep", "reset", "keeplist" };
+
+		IGNORE(strfmt(b->upgrade, sizeof(b->upgrade), "read-only layer changed; union.upgrade=%s: %s",
+			      policy[b->cfg.upgrade],
+			      d.reset_mode == RESET_FACTORY ? "factory reset" :
+			      d.reset_mode == RESET_FACTORY_KEEPLIST ? "factory reset keeping the keep list" :
+			      "user changes stay on top of the new image")); /* fits */
+		log_note("%s", b->upgrade);
+	}
+	env->mode = d.reset_mode;
+	b->reset_why = d.reset_mode != RESET_NONE ? d.why : NULL;
+	*next = d.next;
+	b->boots = d.next.boots;
+	return 0;
+}
+
 
 static int mount_tmpfs_upper(struct boot *b)
 {
@@ -78,6 +176,8 @@ static int writable_branch(struct boot *b)
 {
 	const char *type = b->cfg.upperfs[0] ? b->cfg.upperfs : b->upper_type;
 	const char *what = "mounting";
+	struct reset_env env = { RESET_NONE, NULL, 0, crashpoint_hit, say_log, NULL };
+	static struct ur_state next;
 	struct branch_result res;
 	char why[256];
 	int rw, rc;
@@ -85,6 +185,7 @@ static int writable_branch(struct boot *b)
 	rc = sys_mkdir_p(RWDIR, 0755);
 	if (rc < 0)
 		return rc;
+	state_clear(&next);
 	if (b->upper_kind == UPPER_TMPFS) {
 		rc = mount_tmpfs_upper(b);
 		if (rc < 0)
@@ -110,7 +211,13 @@ static int writable_branch(struct boot *b)
 		what = "opening";
 		goto fail;
 	}
-	rc = branch_prepare(rw, b->cfg.reset != RESET_OFF, &res, &what);
+	env.lowers = lower_paths;
+	env.nlower = b->nlower;
+	if (b->upper_kind == UPPER_DEVICE && control_state(b, rw, &env, &next) == 1) {
+		close(rw);
+		return -EAGAIN;
+	}
+	rc = branch_prepare(rw, &env, &res, &what);
 	if (rc < 0) {
 		close(rw);
 		goto fail;
@@ -118,10 +225,22 @@ static int writable_branch(struct boot *b)
 	if (res.repaired)
 		log_warn("writable branch %s: a non-directory stood where upper/, work/ or .unionroot/ belong; moved it aside",
 			 b->upper_dev[0] ? b->upper_dev : "tmpfs");
+	if (res.recovered)
+		log_note("factory reset: finished a reset a power cut had interrupted");
 	if (res.reset_done) {
 		b->reset_applied = 1;
-		log_note("factory reset: the old writable tree is set aside (%s); it is deleted after the switch",
-			 res.from_request ? "requested by 'unionroot reset'" : "union.reset");
+		b->reset_kept = res.kept;
+		b->reset_refused = res.refused;
+		if (!b->reset_why || res.from_request)
+			b->reset_why = res.from_request ? "requested by 'unionroot reset'" : "union.reset";
+		log_note("factory reset (%s): the old writable tree is set aside, %u keep path(s) carried over%s; it is deleted after the switch",
+			 b->reset_why, res.kept, res.refused ? ", some refused (see above)" : "");
+	}
+	if (b->upper_kind == UPPER_DEVICE) {
+		rc = state_save(rw, &next);
+		if (rc < 0)
+			log_err("saving the control state on %s failed: %s; boot counting and upgrade detection miss this boot",
+				b->upper_dev, strerror(-rc));
 	}
 	if (b->upper_kind == UPPER_DEVICE)
 		IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "persistent on %s (%s)",

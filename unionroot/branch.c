@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Writable branch layout and reset. Order matters for power cuts: the old
- * upper leaves in one rename, a fresh one appears after it, and the request
- * is cleared last, so any cut leaves the old tree or the factory tree. */
+/* Writable branch layout: upper/, work/, .unionroot/ and its trash, each a
+ * real directory; a pending or interrupted reset (reset.c) is applied before
+ * upper/ is used. */
 #include "branch.h"
 
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "reset.h"
 #include "rmtree.h"
 #include "sbuf.h"
 #include "sys.h"
@@ -20,33 +21,6 @@ static int open_dir(int at, const char *name)
 	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
-}
-
-/* A name for something moved into the trash that does not exist yet. */
-static int trash_name(int trash, const char *base, char *out, size_t cap)
-{
-	uint64_t now = sys_now_ms();
-	struct stat st;
-
-	for (unsigned i = 0; i < 1000; i++) {
-		if (strfmt(out, cap, "%s.%llu.%u", base, (unsigned long long)now, i) < 0)
-			return -ENAMETOOLONG;
-		if (fstatat(trash, out, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
-			return 0;
-	}
-	return -EEXIST;
-}
-
-static int move_to_trash(int rw, int trash, const char *name)
-{
-	char dst[96];
-	int rc = trash_name(trash, name, dst, sizeof(dst));
-
-	if (rc < 0)
-		return rc;
-	if (renameat(rw, name, trash, dst) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	return 1;
 }
 
 /* name must be a real directory: anything else goes to the trash first. */
@@ -59,7 +33,7 @@ static int ensure_dir(int rw, int trash, const char *name, int *repaired)
 			return 0;
 		if (trash < 0)
 			return -ENOTDIR;
-		if (move_to_trash(rw, trash, name) < 0)
+		if (reset_to_trash(rw, trash, name) < 0)
 			return -ENOTDIR;
 		*repaired = 1;
 	} else if (errno != ENOENT) {
@@ -123,35 +97,33 @@ static int has_entries(int dir)
 	return any;
 }
 
-int branch_prepare(int rw, int reset, struct branch_result *res, const char **what)
+int branch_prepare(int rw, const struct reset_env *env, struct branch_result *res,
+		   const char **what)
 {
+	struct reset_result rr;
 	int state = -1, trash = -1, rc;
-	struct stat st;
 
 	memset(res, 0, sizeof(*res));
+	memset(&rr, 0, sizeof(rr));
 	*what = "creating .unionroot/";
 	rc = state_dirs(rw, &state, &trash, &res->repaired);
 	if (rc < 0)
 		goto out;
-
-	if (fstatat(state, BRANCH_RESET_REQUEST, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		res->from_request = 1;
-		reset = 1;
-	}
-	if (reset) {
-		*what = "moving the old upper/ aside";
-		rc = move_to_trash(rw, trash, BRANCH_UPPER);
-		if (rc < 0)
-			goto out;
-		res->reset_done = 1;
-		rc = move_to_trash(rw, trash, BRANCH_WORK);
-		if (rc < 0)
-			goto out;
-		if (fsync(trash) < 0 || fsync(rw) < 0) {
-			rc = -errno;
-			goto out;
-		}
-	}
+	/* before upper/ is looked at: a cut between the two renames of a
+	 * reset leaves ready/ without upper/, which is a finished reset */
+	*what = "finishing an interrupted reset";
+	rc = reset_recover(rw, state, trash, &rr);
+	if (rc < 0)
+		goto out;
+	rc = reset_apply(rw, state, trash, env, &rr, what);
+	res->recovered = rr.recovered;
+	res->reset_done = rr.applied;
+	res->from_request = rr.from_request;
+	res->request_bad = rr.request_bad;
+	res->kept = rr.kept;
+	res->refused = rr.refused;
+	if (rc < 0)
+		goto out;
 	*what = "creating upper/";
 	rc = ensure_dir(rw, trash, BRANCH_UPPER, &res->repaired);
 	if (rc < 0)
@@ -164,13 +136,6 @@ int branch_prepare(int rw, int reset, struct branch_result *res, const char **wh
 		rc = -errno;
 		goto out;
 	}
-	if (res->from_request) {
-		*what = "clearing the reset request";
-		if (unlinkat(state, BRANCH_RESET_REQUEST, 0) < 0 || fsync(state) < 0) {
-			rc = -errno;
-			goto out;
-		}
-	}
 	res->trash_pending = has_entries(trash);
 	rc = 0;
 out:
@@ -181,14 +146,13 @@ out:
 	return rc;
 }
 
-int branch_request_reset(int rw)
+int branch_request_reset(int rw, const struct reset_req *req)
 {
 	int state = open_dir(rw, BRANCH_STATE), rc;
-	static const char text[] = "reset requested\n";
 
 	if (state < 0)
 		return state;
-	rc = sys_write_file_atomic(state, BRANCH_RESET_REQUEST, text, sizeof(text) - 1, 0600);
+	rc = reset_request_write(state, req);
 	close(state);
 	return rc;
 }
@@ -225,7 +189,7 @@ int branch_fresh_work(int rw)
 	close(state);
 	if (trash < 0)
 		return trash;
-	rc = move_to_trash(rw, trash, BRANCH_WORK);
+	rc = reset_to_trash(rw, trash, BRANCH_WORK);
 	close(trash);
 	if (rc < 0)
 		return rc;

@@ -15,19 +15,27 @@
 #define BRANCH_TRASH "trash"             /* inside .unionroot */
 #define BRANCH_RESET_REQUEST "reset"     /* inside .unionroot: a pending reset */
 
+struct reset_env;
+struct reset_req;
+
 struct branch_result {
 	int reset_done;     /* the old upper went to the trash */
 	int from_request;   /* ... because of .unionroot/reset */
+	int request_bad;    /* ... which was damaged: keep list only */
+	int recovered;      /* an interrupted reset was finished */
+	unsigned kept, refused; /* keep paths matched, entries left out */
 	int repaired;       /* something that was not a directory was moved aside */
 	int trash_pending;  /* the trash holds something to delete */
 };
 
-/* rw: an open directory fd of the writable branch's top. 0 or -errno;
- * on error *what names the step that failed. */
-int branch_prepare(int rw, int reset, struct branch_result *res, const char **what) WUR;
+/* rw: an open directory fd of the writable branch's top; env: the reset
+ * the command line asks for (NULL: none; a pending request is applied
+ * anyway). 0 or -errno; on error *what names the step that failed. */
+int branch_prepare(int rw, const struct reset_env *env, struct branch_result *res,
+		   const char **what) WUR;
 /* Records a reset request durably: .unionroot/reset, fsynced with its
  * directory. 0 or -errno. */
-int branch_request_reset(int rw) WUR;
+int branch_request_reset(int rw, const struct reset_req *req) WUR;
 /* Empties .unionroot/trash without following symlinks or crossing mounts. */
 int branch_trash_empty(int rw) WUR;
 /* Moves work/ aside and makes a fresh one (a stale or incompatible work

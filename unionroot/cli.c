@@ -13,12 +13,20 @@ static const struct command {
 	const char *usage;
 	const char *help;
 } commands[] = {
-	{ "status", cmd_status, "status",
+	{ "status", cmd_status, "status [--json]",
 	  "show the branches, backend, fallbacks taken and why, writable usage, pending reset" },
 	{ "plan", cmd_plan, "plan [CMDLINE]",
 	  "print what a boot with this command line would do, touching nothing" },
-	{ "reset", cmd_reset, "reset [--yes] [--reboot]",
+	{ "reset", cmd_reset, "reset [--keep PATH]... [--reboot] [--yes]",
 	  "schedule a factory reset of the writable branch for the next boot" },
+	{ "diff", cmd_diff, "diff [--stat]",
+	  "list what the writable branch changes: A added, M modified, D deleted" },
+	{ "boot-ok", cmd_boot_ok, "boot-ok",
+	  "mark this boot healthy: clears the counter union.maxfails watches" },
+#ifdef UNIONROOT_CRASHPOINTS
+	{ "test-reset", cmd_test_reset, "test-reset DIR [STEP]",
+	  "test builds: apply a pending reset to the branch top DIR, killed after STEP" },
+#endif
 	{ "probe", cmd_probe, "probe PATH...",
 	  "identify file systems and partition tables like blkid, from their superblocks" },
 };

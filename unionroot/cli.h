@@ -13,5 +13,8 @@ int cmd_status(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_boot_ok(int argc, char **argv);
+int cmd_test_reset(int argc, char **argv);
 
 #endif

@@ -1,29 +1,174 @@
 // SPDX-License-Identifier: MIT
-/* unionroot status: this boot's record from /run/unionroot/status, plus the
- * live usage of the writable branch and a pending reset. */
+/* unionroot status: this boot's record from /run/unionroot/status, plus what
+ * is live: usage of the writable branch, a pending reset, the boot counter.
+ * --json prints the same keys as one JSON object (values as strings,
+ * message= lines as an array "messages"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "branch.h"
 #include "cli.h"
-#include "config.h"
+#include "reset.h"
+#include "sbuf.h"
+#include "state.h"
 #include "sys.h"
+
+struct out {
+	int json;
+	int first;
+};
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void field(struct out *o, const char *key, const char *val)
+{
+	if (!o->json) {
+		printf("%s=%s\n", key, val);
+		return;
+	}
+	printf("%s\n  ", o->first ? "{" : ",");
+	o->first = 0;
+	json_str(key);
+	printf(": ");
+	json_str(val);
+}
+
+/* The boot record: key=value lines; message= lines gathered last in JSON. */
+static void boot_record(struct out *o, char *text)
+{
+	int any_msg = 0;
+
+	for (char *line = text, *nl; *line; line = nl + 1) {
+		char *eq;
+
+		nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		eq = strchr(line, '=');
+		if (eq && (!o->json || strncmp(line, "message=", 8) != 0)) {
+			*eq = '\0';
+			field(o, line, eq + 1);
+			*eq = '=';
+		}
+		*nl = '\n';
+	}
+	if (!o->json)
+		return;
+	for (char *line = text, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		if (strncmp(line, "message=", 8) != 0)
+			continue;
+		*nl = '\0';
+		printf("%s\n  ", any_msg ? "," : (o->first ? "{" : ","));
+		if (!any_msg)
+			printf("\"messages\": [\n    ");
+		o->first = 0;
+		json_str(line + 8);
+		any_msg = 1;
+		*nl = '\n';
+	}
+	if (any_msg)
+		printf("\n  ]");
+}
+
+static void live(struct out *o)
+{
+	static char text[RESET_REQUEST_MAX];
+	char val[160];
+	struct statvfs vfs;
+	struct ur_state st;
+	struct reset_req req;
+	int rw, state, rc;
+	ssize_t n;
+
+	if (statvfs(RUNTIME_RW, &vfs) == 0 && vfs.f_blocks) {
+		unsigned long long total = (unsigned long long)vfs.f_blocks * vfs.f_frsize;
+		unsigned long long avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
+		unsigned used_pct = (unsigned)(100 - (100ull * vfs.f_bfree / vfs.f_blocks));
+
+		if (strfmt(val, sizeof(val), "%u", used_pct) == 0)
+			field(o, "upper_used_percent", val);
+		if (strfmt(val, sizeof(val), "%llu", avail / 1024) == 0)
+			field(o, "upper_free_kib", val);
+		if (strfmt(val, sizeof(val), "%llu", total / 1024) == 0)
+			field(o, "upper_size_kib", val);
+	}
+	/* the control state lives on the persistent branch: read-only under
+	 * saved/ in a failsafe boot */
+	rw = open(RUNTIME_DIR "/saved", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rw < 0)
+		rw = open(RUNTIME_RW, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rw < 0)
+		return;
+	rc = state_load(rw, &st);
+	if (rc < 0)
+		field(o, "boot_counter", rc == -EINVAL ? "damaged" : strerror(-rc));
+	else if (strfmt(val, sizeof(val), "%u", st.boots) == 0)
+		field(o, "boot_counter", val);
+	state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(rw);
+	n = state < 0 ? -ENOENT : sys_read_fileat(state, RESET_REQUEST, text, sizeof(text));
+	if (state >= 0)
+		close(state);
+	if (n == -ENOENT) {
+		field(o, "reset_pending", "no");
+		return;
+	}
+	field(o, "reset_pending", "yes");
+	if (n < 0 || reset_request_parse(text, &req) < 0) {
+		field(o, "reset_request", "damaged: the reset keeps only " KEEP_FILE);
+		return;
+	}
+	field(o, "reset_keeplist", req.keeplist ? "yes" : "no");
+	if (!o->json) {
+		for (unsigned i = 0; i < req.keep.n; i++)
+			field(o, "reset_keep", req.keep.path[i]);
+		return;
+	}
+	printf(",\n  \"reset_keep\": [");
+	for (unsigned i = 0; i < req.keep.n; i++) {
+		printf("%s", i ? ", " : "");
+		json_str(req.keep.path[i]);
+	}
+	printf("]");
+}
 
 int cmd_status(int argc, char **argv)
 {
 	static char text[8192];
-	struct statvfs vfs;
-	struct stat st;
+	struct out o = { 0, 1 };
 	ssize_t n;
 
-	(void)argv;
-	if (argc > 1) {
-		fprintf(stderr, "unionroot status: no options are supported yet\n");
-		return 2;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			o.json = 1;
+		} else {
+			fprintf(stderr, "unionroot status: unknown option \"%s\"; usage: unionroot status [--json]\n",
+				argv[i]);
+			return 2;
+		}
 	}
 	n = sys_read_file(RUNTIME_DIR "/status", text, sizeof(text));
 	if (n < 0) {
@@ -31,16 +176,9 @@ int cmd_status(int argc, char **argv)
 			RUNTIME_DIR, strerror((int)-n));
 		return 1;
 	}
-	fputs(text, stdout);
-	if (statvfs(RUNTIME_RW, &vfs) == 0 && vfs.f_blocks) {
-		unsigned long long total = (unsigned long long)vfs.f_blocks * vfs.f_frsize;
-		unsigned long long avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
-		unsigned used_pct = (unsigned)(100 - (100ull * vfs.f_bfree / vfs.f_blocks));
-
-		printf("upper_usage=%u%% used, %llu KiB free of %llu KiB\n", used_pct, avail / 1024,
-		       total / 1024);
-	}
-	printf("reset_pending=%s\n",
-	       stat(RUNTIME_RW "/" BRANCH_STATE "/" BRANCH_RESET_REQUEST, &st) == 0 ? "yes" : "no");
+	boot_record(&o, text);
+	live(&o);
+	if (o.json)
+		printf("%s\n}\n", o.first ? "{" : "");
 	return 0;
 }

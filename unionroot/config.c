@@ -72,6 +72,7 @@ static const struct param params[] = {
 	UINT("union.warnfull", warnfull, 1, 100),
 	STR("union.init", P_PATH, init),
 	FLAG("union.debug", debug),
+	STR("union.test.crashafter", P_WORD, crashafter),
 	FLAG("quiet", quiet),
 	STR("root", P_SPEC, root),
 	STR("rootfstype", P_WORD, rootfstype),

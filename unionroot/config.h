@@ -48,6 +48,7 @@ struct config {
 	char init[CFG_PATH_MAX];    /* union.init / init=, "" = the fallback list */
 	int debug;
 	int quiet;
+	char crashafter[CFG_WORD_MAX]; /* union.test.crashafter: test builds only */
 	/* standard parameters */
 	char root[CFG_SPEC_MAX];
 	char rootfstype[CFG_WORD_MAX];

@@ -7,7 +7,11 @@
 #include <unistd.h>
 
 #include "branch.h"
+#include "reset.h"
 #include "unit.h"
+
+static const struct reset_env factory = { RESET_FACTORY, NULL, 0, NULL, NULL, NULL };
+static const struct reset_req plain = { 0, { 0, { "" } } };
 
 static int rw_open(void)
 {
@@ -43,7 +47,7 @@ static void a_blank_branch_gets_its_three_directories(void)
 	int rw = rw_open();
 
 	CHECK(rw >= 0);
-	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
 	CHECK(is_dir_at(rw, "upper"));
 	CHECK(is_dir_at(rw, "work"));
 	CHECK(is_dir_at(rw, ".unionroot/trash"));
@@ -57,17 +61,17 @@ static void a_reset_sets_the_old_upper_aside_and_empties_it_later(void)
 	const char *what;
 	int rw = rw_open();
 
-	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
 	CHECK_INT(mkdirat(rw, "upper/etc", 0755), 0);
 	touch_at(rw, "upper/etc/changed");
-	CHECK_INT(branch_prepare(rw, 1, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, &factory, &r, &what), 0);
 	CHECK_INT(r.reset_done, 1);
 	CHECK_INT(r.trash_pending, 1);
 	CHECK(is_dir_at(rw, "upper"));
 	CHECK(!exists_at(rw, "upper/etc"));
 	CHECK_INT(branch_trash_empty(rw), 0);
 	CHECK(is_dir_at(rw, ".unionroot/trash"));
-	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
 	CHECK_INT(r.trash_pending, 0);
 	close(rw);
 }
@@ -78,16 +82,16 @@ static void a_request_is_applied_once_then_cleared(void)
 	const char *what;
 	int rw = rw_open();
 
-	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
 	touch_at(rw, "upper/file");
-	CHECK_INT(branch_request_reset(rw), 0);
+	CHECK_INT(branch_request_reset(rw, &plain), 0);
 	CHECK(exists_at(rw, ".unionroot/reset"));
-	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
 	CHECK_INT(r.from_request, 1);
 	CHECK(!exists_at(rw, "upper/file"));
 	CHECK(!exists_at(rw, ".unionroot/reset"));
 	touch_at(rw, "upper/file2");
-	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
 	CHECK_INT(r.reset_done, 0);
 	CHECK(exists_at(rw, "upper/file2"));
 	close(rw);
@@ -100,10 +104,10 @@ static void a_power_cut_after_the_rename_boots_factory(void)
 	int rw = rw_open();
 
 	/* the state right after "rename aside" with no fresh upper yet */
-	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
 	touch_at(rw, "upper/old");
 	CHECK_INT(renameat(rw, "upper", rw, ".unionroot/trash/upper.cut"), 0);
-	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
 	CHECK(is_dir_at(rw, "upper"));
 	CHECK(!exists_at(rw, "upper/old"));
 	CHECK_INT(r.trash_pending, 1);
@@ -123,7 +127,7 @@ static void symlinks_in_place_of_directories_are_moved_aside(void)
 	touch_at(rw, "outside/precious");
 	CHECK_INT(symlinkat("outside", rw, "upper"), 0);
 	CHECK_INT(symlinkat("/", rw, ".unionroot"), 0);
-	CHECK_INT(branch_prepare(rw, 1, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, &factory, &r, &what), 0);
 	CHECK_INT(r.repaired, 1);
 	CHECK(is_dir_at(rw, "upper"));
 	CHECK(is_dir_at(rw, ".unionroot"));
@@ -141,11 +145,11 @@ static void the_trash_never_follows_symlinks_out(void)
 
 	CHECK_INT(mkdirat(rw, "victim", 0755), 0);
 	touch_at(rw, "victim/keep");
-	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
 	CHECK_INT(mkdirat(rw, "upper/d", 0755), 0);
 	CHECK_INT(symlinkat("../../victim", rw, "upper/d/link"), 0);
 	CHECK_INT(symlinkat("../../victim/keep", rw, "upper/filelink"), 0);
-	CHECK_INT(branch_prepare(rw, 1, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, &factory, &r, &what), 0);
 	CHECK_INT(branch_trash_empty(rw), 0);
 	CHECK(exists_at(rw, "victim/keep"));
 	close(rw);
@@ -157,7 +161,7 @@ static void a_fresh_work_directory_replaces_a_stale_one(void)
 	const char *what;
 	int rw = rw_open();
 
-	CHECK_INT(branch_prepare(rw, 0, &r, &what), 0);
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
 	CHECK_INT(mkdirat(rw, "work/work", 0755), 0);
 	CHECK_INT(branch_fresh_work(rw), 0);
 	CHECK(is_dir_at(rw, "work"));

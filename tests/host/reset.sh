@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Host integration (root, a private mount namespace, a loop-mounted ext4):
+# the reset killed with SIGKILL right after each step and run again is old
+# or factory every time; the keep list copies nested dirs and globs and never
+# follows a planted symlink; 'unionroot diff' on a real overlayfs upper.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+set -u
+need_root host-reset || exit 0
+BIN=$(cd "$ROOT_DIR" && realpath "$BUILD/unionroot-test")
+if [ ! -x "$BIN" ]; then
+	skip host-reset "$BUILD/unionroot-test missing (make)"
+	exit 0
+fi
+if [ -z "${UNIONROOT_IN_NS:-}" ]; then
+	exec env UNIONROOT_IN_NS=1 unshare -m --propagation private bash "$0" "$@"
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-host-reset.XXXXXX")
+M=$T/mnt
+cleanup() {
+	umount -R "$M" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+truncate -s 256M "$T/disk.img"
+mkfs.ext4 -q -F "$T/disk.img"
+mkdir -p "$M"
+if ! mount -o loop "$T/disk.img" "$M"; then
+	skip host-reset "cannot loop-mount an ext4 image here"
+	exit 0
+fi
+
+# A branch top holding a user's tree, a keep file with globs, nested dirs,
+# and symlinks planted to lead out of the root.
+make_branch() { # DIR
+	local d=$1
+	mkdir -p "$d"
+	"$BIN" test-reset "$d" >/dev/null || return 1
+	mkdir -p "$d/upper/etc/unionroot" "$d/upper/home/a/.ssh/deep" "$d/upper/home/b/.ssh" "$d/upper/root"
+	echo a >"$d/upper/home/a/.ssh/key"
+	echo deep >"$d/upper/home/a/.ssh/deep/f"
+	echo b >"$d/upper/home/b/.ssh/key"
+	chmod 0600 "$d/upper/home/b/.ssh/key"
+	chown 1234:5678 "$d/upper/home/b/.ssh/key"
+	echo user >"$d/upper/root/data"
+	mkdir -p "$T/outside"
+	echo secret >"$T/outside/secret"
+	ln -sfn "$T/outside" "$d/upper/etc/abs"
+	ln -sfn ../../../.. "$d/upper/etc/rel"
+	printf '%s\n' '/home/*/.ssh' '/etc/abs/*' '/etc/rel/*' '/etc/abs' '/etc/../root' >"$d/upper/etc/unionroot/keep"
+}
+
+state_of() { # DIR: old, factory or mixed
+	local d=$1
+	if [ -f "$d/upper/root/data" ] && [ -f "$d/upper/home/b/.ssh/key" ]; then
+		echo old
+	elif [ ! -e "$d/upper/root/data" ] && [ -f "$d/upper/home/a/.ssh/deep/f" ] &&
+		[ -f "$d/upper/home/b/.ssh/key" ] && [ -d "$d/upper" ] && [ -d "$d/work" ]; then
+		echo factory
+	else
+		echo mixed
+	fi
+}
+
+# 1. keep list semantics on one full run
+B=$M/keep
+make_branch "$B"
+out=$("$BIN" test-reset "$B" - keeplist 2>&1)
+if [ "$(state_of "$B")" = factory ]; then
+	pass "host: reset with a keep list keeps nested dirs and globs, drops the rest"
+else
+	fail "host: keep list" "state $(state_of "$B"): $out"
+fi
+if [ "$(stat -c '%a %u %g' "$B/upper/home/b/.ssh/key")" = "600 1234 5678" ]; then
+	pass "host: kept files keep their owner and mode"
+else
+	fail "host: kept metadata" "$(stat -c '%a %u %g' "$B/upper/home/b/.ssh/key")"
+fi
+if [ -L "$B/upper/etc/abs" ] && [ -z "$(find "$B/upper" -name secret)" ] && [ -f "$T/outside/secret" ] &&
+	[ ! -e "$B/upper/etc/rel" ] && echo "$out" | grep -q 'not keeping /etc/abs: is a symbolic link'; then
+	pass "host: a planted symlink is kept as a link and never followed"
+else
+	fail "host: planted symlink" "$(find "$B/upper/etc" -printf '%p %y ' 2>&1) $out"
+fi
+if echo "$out" | grep -q 'ignoring "/etc/../root"'; then
+	pass "host: a keep path with .. is refused"
+else
+	fail "host: keep path with .." "$out"
+fi
+
+# 2. killed after each step, then run again: old or factory, then factory
+for step in request keep aside fresh cleared trash; do
+	B=$M/kill-$step
+	make_branch "$B"
+	# in a command substitution the shell's own "Killed" goes to /dev/null
+	rc=$({ "$BIN" test-reset "$B" "$step" keeplist >/dev/null 2>&1; echo $?; } 2>/dev/null)
+	mid=$(state_of "$B")
+	"$BIN" test-reset "$B" >/dev/null 2>&1
+	end=$(state_of "$B")
+	left=$(find "$B/.unionroot" -mindepth 1 -maxdepth 1 -printf '%f ')
+	if [ "$rc" = 137 ] && { [ "$mid" = old ] || [ "$mid" = factory ]; } && [ "$end" = factory ] &&
+		[ "$left" = "trash " ] && [ -z "$(find "$B/.unionroot/trash" -mindepth 1)" ]; then
+		pass "host: reset killed after \"$step\" is $mid, and factory after the next run"
+	else
+		fail "host: killed after $step" "exit $rc, then $mid, then $end, .unionroot holds: $left"
+	fi
+done
+
+# 3. diff on a real overlayfs upper
+L=$M/lower U=$M/diff/upper W=$M/diff/work O=$T/merged
+mkdir -p "$L/etc/keepdir" "$L/etc/opaque" "$L/etc/old" "$L/bin" "$U" "$W" "$O"
+echo same >"$L/etc/same"
+echo edit >"$L/etc/edited"
+echo meta >"$L/etc/meta"
+echo gone >"$L/etc/gone"
+echo inside >"$L/etc/opaque/inside"
+echo x >"$L/etc/old/x"
+echo k >"$L/etc/keepdir/k"
+if mount -t overlay overlay -o "lowerdir=$L,upperdir=$U,workdir=$W,index=off,redirect_dir=nofollow,metacopy=off,xino=off" "$O"; then
+	echo new >"$O/etc/added"
+	echo more >>"$O/etc/edited"
+	chmod 0600 "$O/etc/meta"
+	rm "$O/etc/gone"
+	rm -rf "$O/etc/opaque" && mkdir "$O/etc/opaque" && echo fresh >"$O/etc/opaque/fresh"
+	mv "$O/etc/old" "$O/etc/renamed"
+	touch -d @0 "$O/etc/keepdir/k"
+	umount "$O"
+	cat >"$T/diff.expected" <<-'EXP'
+		A /etc/added
+		M /etc/edited
+		D /etc/gone
+		M /etc/keepdir/k
+		M /etc/meta
+		D /etc/old
+		D /etc/opaque
+		A /etc/opaque
+		A /etc/opaque/fresh
+		A /etc/renamed
+		A /etc/renamed/x
+	EXP
+	"$BIN" diff --upper "$U" --lower "$L" >"$T/diff.out" 2>&1
+	if diff -u "$T/diff.expected" "$T/diff.out" >"$T/diff.delta"; then
+		pass "host: diff lists additions, edits, metadata-only changes, whiteouts, opaque and renamed dirs"
+	else
+		fail "host: diff" "$(tr '\n' ' ' <"$T/diff.delta")"
+	fi
+	if [ "$("$BIN" diff --stat --upper "$U" --lower "$L")" = "5 added, 3 modified, 3 deleted, 11 changes" ]; then
+		pass "host: diff --stat counts them"
+	else
+		fail "host: diff --stat" "$("$BIN" diff --stat --upper "$U" --lower "$L" 2>&1)"
+	fi
+else
+	skip "host: diff" "cannot mount overlayfs here"
+fi

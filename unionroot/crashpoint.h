@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* Deterministic crash points for tests: union.test.crashafter=STEP makes the
+ * reset stop dead after that step, as a power cut would (sysrq 'b' in PID 1:
+ * an immediate reboot without sync; SIGKILL elsewhere). Compiled in only
+ * with -DUNIONROOT_CRASHPOINTS (build/unionroot-test and its initramfs);
+ * the shipped binary refuses the parameter. */
+#ifndef UNIONROOT_CRASHPOINT_H
+#define UNIONROOT_CRASHPOINT_H
+
+#include "defs.h"
+
+/* 1 in test builds. */
+int crashpoint_available(void);
+/* Arms the crash after step (one of RESET_STEPS); reboot: by sysrq 'b'
+ * (PID 1 and the children it forks), else by SIGKILL of the process.
+ * 0, -EINVAL unknown step, -EPERM in a build without crash points. */
+int crashpoint_arm(const char *step, int reboot) WUR;
+/* Called after each named step: returns 0, or never when armed for it. Has
+ * the signature of reset_env.step. */
+int crashpoint_hit(const char *step, void *ctx);
+
+#endif

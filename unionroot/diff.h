@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* What the upper directory changes relative to the read-only layers, from
+ * the upper only: each upper entry is compared with the same path in the
+ * layers below (looked up component by component, never following a
+ * symlink). Admin-tool code: it allocates. */
+#ifndef UNIONROOT_DIFF_H
+#define UNIONROOT_DIFF_H
+
+#include "defs.h"
+
+#define DIFF_LOWER_MAX 8
+#define DIFF_DEPTH_MAX 256
+
+/* kind: 'A' added, 'M' modified (content or metadata), 'D' deleted: a
+ * whiteout, or an opaque directory replacing one of the image (then 'D' and
+ * 'A' for the same path). path starts with '/'. Called in path order
+ * (entries of a directory sorted bytewise, each before its contents). */
+typedef int (*diff_fn)(char kind, const char *path, void *ctx);
+
+/* upper, lowers[]: open directory fds (lowers top-most first). 0 or -errno
+ * (the first error; the walk goes on past unreadable entries). */
+int diff_run(int upper, const int *lowers, unsigned nlower, diff_fn fn, void *ctx) WUR;
+
+#endif

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/* .unionroot/state: "unionroot-state 1", then "boots N" and one "lower ID"
+ * line per read-only layer. Strict: any other line makes the file garbage. */
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include "branch.h"
+#include "bytes.h"
+#include "sbuf.h"
+#include "sys.h"
+
+#define STATE_MAGIC "unionroot-state 1"
+
+void state_clear(struct ur_state *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+
+static int parse_uint(const char *s, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > 1000000)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* An identity is printable ASCII without spaces at its ends. */
+static int valid_id(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= STATE_ID_MAX || s[0] == ' ' || s[n - 1] == ' ')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+int state_parse(const char *text, struct ur_state *st)
+{
+	char line[STATE_ID_MAX + 16];
+	int first = 1;
+
+	state_clear(st);
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t n;
+
+		if (!nl)
+			goto bad; /* every line ends: a cut file is damaged */
+		n = (size_t)(nl - text);
+		if (n >= sizeof(line))
+			goto bad;
+		memcpy(line, text, n);
+		line[n] = '\0';
+		text = nl + 1;
+		if (first) {
+			if (strcmp(line, STATE_MAGIC) != 0)
+				goto bad;
+			first = 0;
+		} else if (strncmp(line, "boots ", 6) == 0) {
+			if (parse_uint(line + 6, &st->boots) < 0)
+				goto bad;
+		} else if (strncmp(line, "lower ", 6) == 0) {
+			if (st->nlower >= STATE_LOWER_MAX || !valid_id(line + 6))
+				goto bad;
+			memcpy(st->lower[st->nlower++], line + 6, n - 6 + 1);
+		} else {
+			goto bad;
+		}
+	}
+	if (first)
+		goto bad;
+	return 0;
+bad:
+	state_clear(st);
+	return -EINVAL;
+}
+
+int state_format(const struct ur_state *st, char *buf, size_t cap)
+{
+	struct sbuf sb;
+
+	sbuf_init(&sb, buf, cap);
+	sbuf_addf(&sb, STATE_MAGIC "\nboots %u\n", st->boots);
+	for (unsigned i = 0; i < st->nlower && i < STATE_LOWER_MAX; i++)
+		sbuf_addf(&sb, "lower %s\n", st->lower[i]);
+	return sbuf_done(&sb);
+}
+
+int state_load(int rw, struct ur_state *st)
+{
+	char text[STATE_TEXT_MAX + 1];
+	int dir = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	state_clear(st);
+	if (dir < 0)
+		return errno == ENOENT ? 0 : -errno;
+	n = sys_read_fileat(dir, STATE_FILE, text, sizeof(text));
+	close(dir);
+	if (n == -ENOENT)
+		return 0;
+	if (n < 0)
+		return (int)n;
+	return state_parse(text, st);
+}
+
+int state_save(int rw, const struct ur_state *st)
+{
+	char text[STATE_TEXT_MAX + 1];
+	int dir, rc = state_format(st, text, sizeof(text));
+
+	if (rc < 0)
+		return rc;
+	dir = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	rc = sys_write_file_atomic(dir, STATE_FILE, text, strlen(text), 0600);
+	close(dir);
+	return rc;
+}
+
+/* The mkfs time a superblock records, 0 when this format has none we know. */
+static uint32_t mkfs_time(const unsigned char *buf, size_t len)
+{
+	/* squashfs 4: magic "hsqs" at 0, mkfs_time at 8 */
+	if (span_ok(len, 0, 12) && memcmp(buf, "hsqs", 4) == 0)
+		return get_le32(buf + 8);
+	/* ext2/3/4: superblock at 1024, magic 0xEF53 at +56, s_mkfs_time at +0x108 */
+	if (span_ok(len, 1024 + 0x108, 4) && get_le16(buf + 1024 + 56) == 0xEF53)
+		return get_le32(buf + 1024 + 0x108);
+	return 0;
+}
+
+int state_identity_bytes(const unsigned char *buf, size_t len, unsigned long long size,
+			 char *out, size_t cap)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= buf[i];
+		h *= 0x100000001b3ull;
+	}
+	return strfmt(out, cap, "size=%llu mkfs=%u hash=%016llx", size, mkfs_time(buf, len),
+		      (unsigned long long)h);
+}
+
+int state_identity_fd(int fd, char *out, size_t cap)
+{
+	static unsigned char buf[STATE_ID_BYTES];
+	unsigned long long size = 0;
+	struct stat st;
+	size_t len = 0;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode)) {
+		uint64_t bytes;
+
+		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0)
+			return -errno;
+		size = bytes;
+	} else {
+		size = (unsigned long long)st.st_size;
+	}
+	while (len < sizeof(buf)) {
+		ssize_t n = pread(fd, buf + len, sizeof(buf) - len, (off_t)len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	return state_identity_bytes(buf, len, size, out, cap);
+}
+
+int state_lowers_changed(const struct ur_state *saved, const struct ur_state *now)
+{
+	if (saved->nlower == 0)
+		return 0;
+	if (saved->nlower != now->nlower)
+		return 1;
+	for (unsigned i = 0; i < now->nlower; i++)
+		if (strcmp(saved->lower[i], now->lower[i]) != 0)
+			return 1;
+	return 0;
+}
