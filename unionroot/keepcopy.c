@@ -3,11 +3,11 @@
  * directories' owner and mode but never their opaque mark (a parent must not
  * hide the image's other entries); a kept directory keeps its opaque mark, a
  * kept whiteout stays a whiteout. Hard links become separate copies. */
+#include "glob.h"
 #include "keepcopy.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -377,7 +377,7 @@ static int glob_entry(const char *name, unsigned char type, void *arg)
 	struct glob_walk *g = arg;
 
 	(void)type;
-	if (fnmatch(g->comp, name, FNM_PERIOD) != 0)
+	if (!glob_match(g->comp, name))
 		return 0;
 	g->rc = matched(g->k, g->od, name, g->rest, g->rel, g->rel_len);
 	return g->rc;
