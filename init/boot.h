@@ -40,6 +40,7 @@ struct boot {
 	const char *backend;               /* "overlay", "bind (read-only)" */
 	char overlay_opts[1024];
 	int reset_applied;
+	int pivot;                         /* no initramfs: / is the read-only layer */
 
 	uint64_t t_start, t_modules, t_devices, t_mounts;
 	char **argv;
@@ -59,6 +60,22 @@ void modules_for_fs(struct boot *b, const char *type);
 /* init/devwait.c: resolves every SPEC to a device; the read-only layers are
  * fatal when missing, the writable branch falls back to union.onfail. */
 void devices_wait(struct boot *b);
+/* init/flash.c: resolves mtd:/ubi: SPECs for devices_wait(); 1 when done
+ * (type "" when the medium holds something unusable, already reported),
+ * 0 to wait on. dev holds 48 bytes, type 16. */
+int flash_resolve(struct boot *b, const struct spec *s, int is_upper, char *dev, char *type,
+		  const char *role) WUR;
+/* Erases the writable MTD for union.format=jffs2; 0 or -errno (reported). */
+int flash_format_upper(struct boot *b) WUR;
+/* init/firstboot.c: a blank writable medium gets the file system that
+ * union.format= names; sets upper_type when it did. */
+void firstboot(struct boot *b);
+/* init/noinitramfs.c: without an initramfs, makes the running root the
+ * read-only layer (sets pivot) or, when no union can be built on it, starts
+ * the real init on it; the mount of layer 1; the pivot_root in handoff. */
+void noinitramfs_setup(struct boot *b);
+int noinitramfs_lower(const char *dir) WUR;
+int noinitramfs_switch(void) WUR;
 /* init/union.c */
 void union_build(struct boot *b);
 /* init/handoff.c: never returns. */
