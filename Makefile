@@ -7,7 +7,9 @@ V       ?= 0
 Q       := $(if $(filter 1,$(V)),,@)
 
 MUSLARCH ?= $(shell uname -m)-linux-musl
-MUSLCC  ?= gcc -specs $(BUILD)/musl-static-pie.specs
+CROSS_COMPILE ?=
+MUSLCC  ?= $(CROSS_COMPILE)gcc -specs $(BUILD)/musl-static-pie.specs
+UAPI_ASM ?= /usr/include/$(shell $(HOSTCC) -print-multiarch)/asm
 HOSTCC  ?= gcc
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wimplicit-fallthrough \
@@ -48,7 +50,7 @@ deps:
 $(UAPI)/.stamp:
 	$(Q)mkdir -p $(UAPI)
 	$(Q)for d in linux asm-generic mtd; do ln -sfn /usr/include/$$d $(UAPI)/$$d; done
-	$(Q)ln -sfn /usr/include/$$($(HOSTCC) -print-multiarch)/asm $(UAPI)/asm
+	$(Q)ln -sfn $(UAPI_ASM) $(UAPI)/asm
 	$(Q)touch $@
 
 # Debian's musl-gcc.specs links static-pie binaries with Scrt1.o and an
@@ -84,6 +86,17 @@ $(BUILD)/unionroot-test: $(T_TEST_OBJ)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
 
+# A board of another architecture names its binary in build.conf
+# (UNIONROOT=aarch64/unionroot): a sub-make builds it with Debian's cross
+# compiler, musl for that architecture and the cross UAPI headers.
+BOARD_BIN := $(shell sed -n 's/^UNIONROOT=\([^ \#]*\).*/\1/p' board/$(BOARD)/build.conf 2>/dev/null)
+BOARD_BIN := $(BUILD)/$(or $(BOARD_BIN),unionroot)
+
+.PHONY: $(BUILD)/aarch64/unionroot
+$(BUILD)/aarch64/unionroot:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/aarch64 MUSLARCH=aarch64-linux-musl \
+		CROSS_COMPILE=aarch64-linux-gnu- UAPI_ASM=/usr/aarch64-linux-gnu/include/asm $@
+
 $(BUILD)/host/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  HOSTCC  $<")
@@ -101,19 +114,26 @@ unit: $(BUILD)/host/unit-tests
 kernel:
 	$(Q)tools/fetch-kernel $(BOARD) $(BUILD)
 
-initramfs: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio kernel
+initramfs: $(BOARD_BIN) $(BUILD)/unionroot-test $(BUILD)/host/mkcpio kernel
 	$(Q)tools/mkinitramfs $(BOARD) $(BUILD)
 	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) --test
 
-images: all
+images: all $(BOARD_BIN)
 	$(Q)board/$(BOARD)/images $(BUILD)/$(BOARD) $(ROOTFS)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory initramfs images BOARD=$(BOARD)
 	$(Q)board/$(BOARD)/run $(BUILD)/$(BOARD) $(if $(ROOTFS),--rootfs $(ROOTFS)) $(if $(RESET),--reset) $(if $(CMD),--cmd "$(CMD)") $(if $(APPEND),--append "$(APPEND)")
 
+# Boards whose QEMU stories make check runs besides BOARD's own.
+CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64
+
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/host/unit-tests initramfs images BOARD=$(BOARD)
+	$(Q)for b in $(CHECK_BOARDS); do \
+		$(MAKE) --no-print-directory initramfs images BOARD=$$b || exit 1; \
+	done
+	$(Q)tools/mkinitramfs qemu-x86_64-flash $(BUILD) --kernel-root >/dev/null
 	$(Q)tests/run $(BUILD) $(BOARD)
 
 test: check

@@ -52,6 +52,7 @@ struct boot {
 	char upgrade[160];                 /* what union.upgrade did, "" when nothing changed */
 	unsigned boots;                    /* boot counter after this boot */
 	char failsafe[160];                /* why this boot is failsafe, "" when not */
+	int pivot;                         /* no initramfs: / is the read-only layer */
 
 	uint64_t t_start, t_modules, t_devices, t_mounts;
 	char **argv;
@@ -89,6 +90,22 @@ int image_open(struct boot *b, struct image_req *r) WUR;
 /* 1 when path is a file on medium dev (mounted and unmounted again), 0 not,
  * -errno when the medium cannot be mounted. */
 int image_present(struct boot *b, const char *dev, const char *type, const char *path) WUR;
+/* init/flash.c: resolves mtd:/ubi: SPECs for devices_wait(); 1 when done
+ * (type "" when the medium holds something unusable, already reported),
+ * 0 to wait on. dev holds 48 bytes, type 16. */
+int flash_resolve(struct boot *b, const struct spec *s, int is_upper, char *dev, char *type,
+		  const char *role) WUR;
+/* Erases the writable MTD for union.format=jffs2; 0 or -errno (reported). */
+int flash_format_upper(struct boot *b) WUR;
+/* init/firstboot.c: a blank writable medium gets the file system that
+ * union.format= names; sets upper_type when it did. */
+void firstboot(struct boot *b);
+/* init/noinitramfs.c: without an initramfs, makes the running root the
+ * read-only layer (sets pivot) or, when no union can be built on it, starts
+ * the real init on it; the mount of layer 1; the pivot_root in handoff. */
+void noinitramfs_setup(struct boot *b);
+int noinitramfs_lower(const char *dir) WUR;
+int noinitramfs_switch(void) WUR;
 /* init/union.c */
 void union_build(struct boot *b);
 /* init/handoff.c: never returns. */

@@ -57,6 +57,8 @@ static int supported(const struct spec *s, int upper)
 		return !upper;
 	if (upper && s->npaths)
 		return 0; /* a writable image file needs a read-write loop: not yet */
+	if (s->kind == SPEC_MTD || s->kind == SPEC_UBI)
+		return s->npaths == 0;
 	return s->kind == SPEC_DEV || s->kind == SPEC_LABEL || s->kind == SPEC_UUID ||
 	       s->kind == SPEC_PARTUUID || s->kind == SPEC_PARTLABEL;
 }
@@ -162,6 +164,9 @@ static int try_resolve(struct boot *b, struct want *w, char *why, size_t whylen)
 
 	if (w->spec->kind == SPEC_AUTO)
 		return try_auto(b, w);
+	if (w->spec->kind == SPEC_MTD || w->spec->kind == SPEC_UBI)
+		return (w->done = flash_resolve(b, w->spec, w->spec == &b->upper, w->dev, w->type,
+						w->role));
 	d = blkdev_find(&b->devs, w->spec, &count);
 	if (!d)
 		return 0;
@@ -226,7 +231,7 @@ void devices_wait(struct boot *b)
 
 		IGNORE(strfmt(roles[i], sizeof(roles[i]), "read-only layer %u", i + 1)); /* fits */
 		w[nw++] = (struct want){ &b->lower[i], roles[i], b->lower_dev[i], b->lower_type[i],
-					 deadline_for(b, &b->lower[i], now), 0 };
+					 deadline_for(b, &b->lower[i], now), b->pivot };
 	}
 	if (b->upper_kind == UPPER_DEVICE)
 		w[nw++] = (struct want){ &b->upper, "writable branch", b->upper_dev, b->upper_type,

@@ -162,7 +162,8 @@ NORETURN void handoff(struct boot *b)
 			log_err("init %s is not an executable file in the new root; trying %s",
 				b->cfg.init, fallback_inits[0]);
 	}
-	for (size_t i = 0; !init && i < ARRAY_SIZE(fallback_inits); i++)
+	/* without an initramfs /sbin/init is unionroot itself: skipped */
+	for (size_t i = b->pivot ? 1 : 0; !init && i < ARRAY_SIZE(fallback_inits); i++)
 		if (usable_init(root, fallback_inits[i]))
 			init = fallback_inits[i];
 	if (!init) {
@@ -205,15 +206,24 @@ NORETURN void handoff(struct boot *b)
 			IGNORE(umount2(moved[i], MNT_DETACH)); /* nothing better to do */
 		}
 	}
-	free_initramfs();
-	if (chdir(NEWROOT) < 0 || sys_mount(".", "/", NULL, MS_MOVE, NULL) < 0 || chroot(".") < 0 ||
-	    chdir("/") < 0)
-		rescue_fatal(b, "switching to the new root failed");
+	if (b->pivot) {
+		int rc = noinitramfs_switch();
+
+		if (rc < 0) {
+			log_err("pivot_root into the union failed: %s", strerror(-rc));
+			rescue_fatal(b, "switching to the new root failed");
+		}
+	} else {
+		free_initramfs();
+		if (chdir(NEWROOT) < 0 || sys_mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
+		    chroot(".") < 0 || chdir("/") < 0)
+			rescue_fatal(b, "switching to the new root failed");
+	}
 	trash_in_background(b);
 	early_restore();
 	execve(init, argv, b->envp);
 	log_err("executing %s failed: %s; trying the others", init, strerror(errno));
-	for (size_t i = 0; i < ARRAY_SIZE(fallback_inits); i++) {
+	for (size_t i = b->pivot ? 1 : 0; i < ARRAY_SIZE(fallback_inits); i++) {
 		argv[0] = (char *)fallback_inits[i];
 		execve(fallback_inits[i], argv, b->envp);
 	}

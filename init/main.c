@@ -21,9 +21,11 @@ int main(int argc, char **argv, char **envp)
 
 	early_setup(&boot);     /* 1. /proc /sys /dev /run, console, kmsg */
 	configure(&boot);       /* 2. board defaults, then the command line */
+	noinitramfs_setup(&boot); /* booted without one: the root is the lower */
 	rescue_break(&boot, BREAK_MODULES, "modules");
 	modules_load(&boot);    /* 3. modules in dependency order */
 	devices_wait(&boot);    /* 4. media, uevent driven, with deadlines */
+	firstboot(&boot);       /*    a blank writable medium: union.format= */
 	rescue_break(&boot, BREAK_MOUNT, "mount");
 	union_build(&boot);     /* 5. layers, writable branch, union */
 	rescue_break(&boot, BREAK_SWITCH, "switch");

@@ -48,6 +48,12 @@ static void mount_lowers(struct boot *b)
 		int rc;
 
 		IGNORE(strfmt(lower_dirs[i], sizeof(lower_dirs[i]), RUNDIR "/lower/%u", i)); /* fits */
+		if (b->pivot) {
+			rc = noinitramfs_lower(lower_dirs[i]);
+			if (rc < 0)
+				rescue_fatal(b, "cannot bind the running root as the read-only layer");
+			continue;
+		}
 		rc = sys_mkdir_p(lower_dirs[i], 0755);
 		if (!b->cfg.lower[0]) { /* the layer came from root= */
 			if (b->cfg.rootfstype[0])

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+/* Raw flash for step 4: mtd:NAME (or mtd:N) becomes /dev/mtdblockN, judged
+ * by what its eraseblocks hold; ubi:VOLUME is found by name after attaching
+ * union.ubi= (UBI_IOCATT), and a missing writable volume is made from the
+ * free space on first boot (UBI_IOCMKVOL). Nothing here erases anything
+ * unless union.format=jffs2 asked for it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <mtd/mtd-user.h>
+#include <mtd/ubi-user.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "log.h"
+#include "mtd.h"
+#include "sbuf.h"
+#include "sys.h"
+#include "ubi.h"
+
+#define HEAD_BYTES 4096u
+
+static char proc_mtd[4096];
+
+/* What step 4 learnt about the writable MTD, for flash_format_upper(). */
+static struct {
+	int known;
+	struct mtd_part part;
+	int content;            /* enum flash_content */
+} upper_mtd;
+
+static struct {
+	int tried;              /* union.ubi= handled (attached or failed) */
+	int dev;                /* the UBI device of union.ubi=, -1 none */
+	int made;               /* a volume was created this boot */
+} ubi = { 0, -1, 0 };
+
+static int find_part(const char *want, struct mtd_part *part)
+{
+	if (sys_read_file("/proc/mtd", proc_mtd, sizeof(proc_mtd)) < 0)
+		return -ENOENT; /* no MTD support loaded (yet) */
+	return mtd_find(proc_mtd, want, part);
+}
+
+/* Reads the head of every eraseblock through /dev/mtdN (bad NAND blocks
+ * skipped) and folds the verdicts; -errno when it cannot read. */
+static int scan_part(const struct mtd_part *p)
+{
+	static uint8_t head[HEAD_BYTES];
+	unsigned counts[4] = { 0 };
+	char path[32];
+	size_t len = p->erasesize && p->erasesize < HEAD_BYTES ? p->erasesize : HEAD_BYTES;
+	int fd, rc = 0;
+
+	if (!p->erasesize || strfmt(path, sizeof(path), "/dev/mtd%d", p->index) < 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (uint64_t off = 0; off + len <= p->size; off += p->erasesize) {
+		loff_t at = (loff_t)off;
+
+		if (ioctl(fd, MEMGETBADBLOCK, &at) > 0)
+			continue;
+		if (pread(fd, head, len, (off_t)off) != (ssize_t)len) {
+			rc = -EIO;
+			break;
+		}
+		counts[flash_classify(head, len)]++;
+		if (counts[FLASH_DATA])
+			break; /* the verdict cannot change any more */
+	}
+	close(fd);
+	return rc < 0 ? rc : flash_verdict(counts);
+}
+
+static int resolve_mtd(struct boot *b, const struct spec *s, int is_upper, char *dev,
+		       char *type, const char *role)
+{
+	struct mtd_part part;
+	const struct blkdev *d = NULL;
+	char name[32];
+	struct stat st;
+	int content;
+
+	if (find_part(s->value, &part) < 0)
+		return 0;
+	if (strfmt(name, sizeof(name), "mtdblock%d", part.index) < 0 ||
+	    strfmt(dev, 48, "/dev/%s", name) < 0)
+		return 0;
+	if (stat(dev, &st) < 0 || !S_ISBLK(st.st_mode))
+		return 0; /* mtdblock not loaded yet, or its node is still coming */
+	for (unsigned i = 0; i < b->devs.n; i++)
+		if (strcmp(b->devs.d[i].name, name) == 0)
+			d = &b->devs.d[i];
+	if (!d)
+		return 0; /* the next refresh probes it */
+	type[0] = '\0';
+	if (d->probed == 1) {
+		IGNORE(strcopy(type, 16, d->info.type)); /* probe types are short */
+		log_info("%s: mtd:%s is %s (mtd%d, %s)", role, s->value, dev, part.index, type);
+		return 1;
+	}
+	content = scan_part(&part);
+	if (is_upper) {
+		upper_mtd.known = 1;
+		upper_mtd.part = part;
+		upper_mtd.content = content;
+	}
+	if (content == FLASH_ERASED || content == FLASH_JFFS2) {
+		IGNORE(strcopy(type, 16, "jffs2"));
+		log_info("%s: mtd:%s is %s (mtd%d, %s%s)", role, s->value, dev, part.index,
+			 content == FLASH_ERASED ? "erased flash" : "jffs2",
+			 content == FLASH_ERASED ? ": mounts as an empty jffs2" : "");
+		/* measured on 6.1: overlayfs mounts over jffs2 (it warns that
+		 * RENAME_WHITEOUT is missing) and serves writes, deletions and
+		 * new files; what needs RENAME_WHITEOUT or RENAME_EXCHANGE fails */
+		if (is_upper)
+			log_warn("writable branch %s is jffs2, which lacks RENAME_WHITEOUT and RENAME_EXCHANGE: renaming a file of the image and re-creating a directory deleted from it fail with EINVAL (UBI/ubifs has neither limit)",
+				 dev);
+	} else if (content == FLASH_UBI) {
+		log_err("%s: mtd:%s (mtd%d) holds UBI, not jffs2; attach it with union.ubi=mtd:%s and name a volume with ubi:VOLUME",
+			role, s->value, part.index, s->value);
+	} else if (content < 0) {
+		log_err("%s: reading mtd:%s (mtd%d) failed: %s; not using it", role, s->value,
+			part.index, strerror(-content));
+	} else {
+		log_err("%s: mtd:%s (mtd%d) holds data that is neither erased flash nor jffs2; not touching it%s",
+			role, s->value, part.index,
+			is_upper ? " (union.format=jffs2 erases it)" : "");
+	}
+	return 1;
+}
+
+/* /sys/class/ubi/ubiDEV/FILE as a number. */
+static int read_num(int dev, const char *file, uint64_t *out)
+{
+	char path[96], text[32];
+
+	if (strfmt(path, sizeof(path), "/sys/class/ubi/ubi%d/%s", dev, file) < 0 ||
+	    sys_read_file(path, text, sizeof(text)) < 0)
+		return -ENOENT;
+	return ubi_parse_u64(text, out);
+}
+
+struct ubi_walk {
+	const char *want;       /* volume name, or NULL to look for a device */
+	int want_mtd;           /* with want NULL: the device on this MTD */
+	int dev, vol;           /* the answer */
+};
+
+static int ubi_walk_one(const char *name, unsigned char dtype, void *arg)
+{
+	struct ubi_walk *w = arg;
+	char path[96], text[UBI_MAX_VOLUME_NAME + 2], vname[UBI_MAX_VOLUME_NAME + 1];
+	uint64_t mtd;
+	int dev = -1, vol = -1, kind = ubi_entry(name, &dev, &vol);
+
+	(void)dtype;
+	if (w->want && kind == UBI_VOLUME) {
+		if (strfmt(path, sizeof(path), "/sys/class/ubi/%s/name", name) < 0 ||
+		    sys_read_file(path, text, sizeof(text)) < 0 ||
+		    ubi_parse_name(text, vname, sizeof(vname)) < 0 || strcmp(vname, w->want) != 0)
+			return 0;
+	} else if (!w->want && kind == UBI_DEVICE) {
+		if (read_num(dev, "mtd_num", &mtd) < 0 ||
+		    mtd != (uint64_t)w->want_mtd)
+			return 0;
+	} else {
+		return 0;
+	}
+	/* the lowest numbers win, whatever order the directory lists them in */
+	if (w->dev < 0 || dev < w->dev || (dev == w->dev && vol < w->vol)) {
+		w->dev = dev;
+		w->vol = vol;
+	}
+	return 0;
+}
+
+static int ubi_walk(struct ubi_walk *w)
+{
+	int dir = open("/sys/class/ubi", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	w->dev = w->vol = -1;
+	if (dir < 0)
+		return -errno;
+	rc = sys_dir_each(dir, ubi_walk_one, w);
+	close(dir);
+	return rc < 0 ? rc : (w->dev >= 0 ? 0 : -ENOENT);
+}
+
+/* union.ubi=mtd:NAME: attach that MTD once (unless ubi.mtd= already did). */
+static void ubi_attach(struct boot *b)
+{
+	struct spec s;
+	struct mtd_part part;
+	struct ubi_walk w = { NULL, 0, -1, -1 };
+	struct ubi_attach_req req;
+	char err[128];
+	int fd, rc;
+
+	if (ubi.tried || !b->cfg.ubi[0])
+		return;
+	if (spec_parse(b->cfg.ubi, &s, err, sizeof(err)) < 0 || s.kind != SPEC_MTD) {
+		ubi.tried = 1; /* configure() validated it: cannot happen */
+		return;
+	}
+	if (find_part(s.value, &part) < 0)
+		return; /* the MTD is not there yet */
+	w.want_mtd = part.index;
+	if (ubi_walk(&w) == 0) {
+		ubi.tried = 1;
+		ubi.dev = w.dev;
+		log_info("UBI: mtd:%s (mtd%d) is attached as ubi%d already", s.value, part.index,
+			 w.dev);
+		return;
+	}
+	fd = open("/dev/ubi_ctrl", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* ubi not loaded yet, or its node is still coming */
+	memset(&req, 0, sizeof(req));
+	req.ubi_num = UBI_DEV_NUM_AUTO;
+	req.mtd_num = part.index;
+	rc = ioctl(fd, UBI_IOCATT, &req);
+	rc = rc < 0 ? -errno : req.ubi_num;
+	close(fd);
+	ubi.tried = 1;
+	if (rc < 0) {
+		log_err("UBI: attaching mtd:%s (mtd%d) failed: %s; ubi: volumes on it stay missing",
+			s.value, part.index, strerror(-rc));
+		return;
+	}
+	ubi.dev = rc;
+	log_info("UBI: attached mtd:%s (mtd%d) as ubi%d", s.value, part.index, rc);
+}
+
+/* A missing writable volume on first boot: all the free space of the UBI
+ * device of union.ubi= (ubifs formats an empty volume at its first mount). */
+static int ubi_make_volume(const char *name)
+{
+	struct ubi_mkvol_req req;
+	uint64_t avail, ebsize, bytes;
+	char path[32];
+	int fd, rc;
+
+	if (read_num(ubi.dev, "avail_eraseblocks", &avail) < 0 ||
+	    read_num(ubi.dev, "eraseblock_size", &ebsize) < 0)
+		return -ENOENT;
+	bytes = ubi_free_bytes(avail, ebsize);
+	if (!bytes)
+		return -ENOSPC;
+	memset(&req, 0, sizeof(req));
+	req.vol_id = UBI_VOL_NUM_AUTO;
+	req.alignment = 1;
+	req.bytes = (__s64)bytes;
+	req.vol_type = UBI_DYNAMIC_VOLUME;
+	req.name_len = (__s16)strlen(name);
+	if (strcopy(req.name, sizeof(req.name), name) < 0 ||
+	    strfmt(path, sizeof(path), "/dev/ubi%d", ubi.dev) < 0)
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = ioctl(fd, UBI_IOCMKVOL, &req);
+	rc = rc < 0 ? -errno : 0;
+	close(fd);
+	if (rc == 0)
+		log_note("UBI: created volume \"%s\" on ubi%d (%llu bytes, all the free space); ubifs formats it at its first mount",
+			 name, ubi.dev, (unsigned long long)bytes);
+	return rc;
+}
+
+static int resolve_ubi(struct boot *b, const struct spec *s, int is_upper, char *dev,
+		       char *type, const char *role)
+{
+	struct ubi_walk w = { s->value, 0, -1, -1 };
+	int rc;
+
+	ubi_attach(b);
+	if (ubi_walk(&w) < 0) {
+		/* first boot: make the writable volume, once, on the device the
+		 * user named; a read-only layer is never invented */
+		if (!is_upper || ubi.dev < 0 || ubi.made)
+			return 0;
+		ubi.made = 1;
+		rc = ubi_make_volume(s->value);
+		if (rc < 0) {
+			log_err("%s: creating UBI volume \"%s\" on ubi%d failed: %s", role, s->value,
+				ubi.dev, strerror(-rc));
+			return 0;
+		}
+		if (ubi_walk(&w) < 0)
+			return 0;
+	}
+	if (strfmt(dev, 48, "ubi%d_%d", w.dev, w.vol) < 0)
+		return 0;
+	IGNORE(strcopy(type, 16, "ubifs")); /* fits */
+	log_info("%s: ubi:%s is %s (ubifs)", role, s->value, dev);
+	return 1;
+}
+
+int flash_resolve(struct boot *b, const struct spec *s, int is_upper, char *dev, char *type,
+		  const char *role)
+{
+	if (s->kind == SPEC_MTD)
+		return resolve_mtd(b, s, is_upper, dev, type, role);
+	if (s->kind == SPEC_UBI)
+		return resolve_ubi(b, s, is_upper, dev, type, role);
+	return 0;
+}
+
+int flash_format_upper(struct boot *b)
+{
+	struct erase_info_user ei;
+	char path[32];
+	int fd, rc = 0;
+	unsigned erased = 0;
+
+	if (!upper_mtd.known)
+		return -ENODEV;
+	if (upper_mtd.content == FLASH_UBI) {
+		log_err("writable branch %s holds UBI; union.format=jffs2 does not erase UBI (its erase counters would be lost)",
+			b->upper_dev);
+		return -EEXIST;
+	}
+	if (strfmt(path, sizeof(path), "/dev/mtd%d", upper_mtd.part.index) < 0)
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (uint64_t off = 0; off + upper_mtd.part.erasesize <= upper_mtd.part.size;
+	     off += upper_mtd.part.erasesize) {
+		loff_t at = (loff_t)off;
+
+		if (ioctl(fd, MEMGETBADBLOCK, &at) > 0)
+			continue;
+		ei.start = (__u32)off;
+		ei.length = upper_mtd.part.erasesize;
+		if (ioctl(fd, MEMERASE, &ei) < 0) {
+			rc = -errno;
+			break;
+		}
+		erased++;
+	}
+	close(fd);
+	if (rc == 0)
+		log_note("writable branch %s: erased %u eraseblocks (union.format=jffs2); it mounts as an empty jffs2",
+			 b->upper_dev, erased);
+	return rc;
+}

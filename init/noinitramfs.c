@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/* Without an initramfs (routers that save the flash): the kernel mounted the
+ * read-only image as / and ran us as its init. The running root becomes the
+ * read-only layer, the union is mounted on the image's empty /newroot, and
+ * pivot_root moves into it; the real init is /sbin/init.real unless
+ * union.init= says otherwise (never this program again). */
+#include <errno.h>
+#include <linux/magic.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "log.h"
+#include "sbuf.h"
+#include "sys.h"
+
+#define REAL_INIT "/sbin/init.real"
+#define OLDROOT RUNDIR "/oldroot"
+
+static const char *fs_name(long magic)
+{
+	switch (magic) {
+	case SQUASHFS_MAGIC: return "squashfs";
+	case EXT4_SUPER_MAGIC: return "ext4";
+	case OVERLAYFS_SUPER_MAGIC: return "overlay";
+	default: return "root";
+	}
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* Runs the real init on the root as it is; for when no union can be built. */
+static NORETURN void plain_root(struct boot *b, const char *why)
+{
+	char *argv[] = { (char *)b->cfg.init, NULL };
+
+	log_err("%s; starting %s on the read-only root without a writable branch", why,
+		b->cfg.init);
+	early_restore();
+	execve(b->cfg.init, argv, b->envp);
+	rescue_fatal(b, "no real init to start on the read-only root");
+}
+
+void noinitramfs_setup(struct boot *b)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (statfs("/", &sfs) < 0 || sfs.f_type == RAMFS_MAGIC || sfs.f_type == TMPFS_MAGIC)
+		return; /* an initramfs: the normal path */
+	b->pivot = 1;
+	if (!b->cfg.init[0] || same_file(b->cfg.init, "/proc/self/exe")) {
+		if (b->cfg.init[0])
+			log_warn("init=%s is unionroot itself; the real init is %s", b->cfg.init,
+				 REAL_INIT);
+		IGNORE(strcopy(b->cfg.init, sizeof(b->cfg.init), REAL_INIT)); /* fits */
+	}
+	if (sfs.f_type == OVERLAYFS_SUPER_MAGIC)
+		plain_root(b, "the root is a union already (unionroot ran twice?)");
+	if (stat(NEWROOT, &st) < 0 || !S_ISDIR(st.st_mode))
+		plain_root(b, "the root image has no empty " NEWROOT " directory to build the union on");
+	/* the running root is the one read-only layer: root= and union.lower=
+	 * named what the kernel mounted already */
+	memset(&b->lower[0], 0, sizeof(b->lower[0]));
+	b->lower[0].kind = SPEC_DEV;
+	b->lower[0].deadline = -1;
+	IGNORE(strcopy(b->lower[0].value, sizeof(b->lower[0].value), "/")); /* fits */
+	IGNORE(strcopy(b->lower_dev[0], sizeof(b->lower_dev[0]), "/")); /* fits */
+	IGNORE(strcopy(b->lower_type[0], sizeof(b->lower_type[0]), fs_name((long)sfs.f_type)));
+	b->nlower = 1;
+	log_info("no initramfs: the running %s root is the read-only layer; pivot_root into the union, then %s",
+		 b->lower_type[0], b->cfg.init);
+}
+
+int noinitramfs_lower(const char *dir)
+{
+	int rc = sys_mkdir_p(dir, 0755);
+
+	/* a bind of / alone (not its submounts: /proc, /run, ...), read-only */
+	if (rc == 0)
+		rc = sys_mount("/", dir, NULL, MS_BIND, NULL);
+	if (rc == 0)
+		rc = sys_mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	return rc;
+}
+
+int noinitramfs_switch(void)
+{
+	int rc;
+
+	/* /dev /proc /sys /run are in the new root already; the old root goes
+	 * under /run for pivot_root, then away: its bind at lower/0 stays */
+	rc = sys_mkdir_p(NEWROOT OLDROOT, 0700);
+	if (rc == 0 && chdir(NEWROOT) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = sys_pivot_root(".", "." OLDROOT);
+	if (rc < 0)
+		return rc;
+	if (chdir("/") < 0)
+		return -errno;
+	if (umount2(OLDROOT, MNT_DETACH) < 0)
+		log_warn("detaching the old root from %s failed: %s", OLDROOT, strerror(errno));
+	else if (rmdir(OLDROOT) < 0)
+		log_warn("removing %s failed: %s", OLDROOT, strerror(errno));
+	return 0;
+}

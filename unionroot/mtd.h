@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Raw flash, pure: the partition table in /proc/mtd, and what an eraseblock
+ * holds judged from its first bytes (erased, jffs2, UBI, something else). */
+#ifndef UNIONROOT_MTD_H
+#define UNIONROOT_MTD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "defs.h"
+
+#define MTD_NAME_MAX 64
+
+struct mtd_part {
+	int index;              /* N of mtdN */
+	uint64_t size;          /* bytes */
+	uint32_t erasesize;     /* bytes */
+	char name[MTD_NAME_MAX];
+};
+
+/* Finds a partition in the text of /proc/mtd, by name ("rootfs_data") or,
+ * when want is all digits, by index ("3"). 0 and *out filled, -ENOENT when
+ * absent, -EINVAL when a line is malformed. */
+int mtd_find(const char *proc_mtd, const char *want, struct mtd_part *out) WUR;
+
+enum flash_content {
+	FLASH_ERASED,   /* every byte 0xFF */
+	FLASH_JFFS2,    /* a jffs2 node header (magic 0x1985, either order) */
+	FLASH_UBI,      /* a UBI erase-counter header ("UBI#") */
+	FLASH_DATA,     /* anything else */
+};
+
+/* What an eraseblock holds, from its first len bytes (len >= 12). */
+int flash_classify(const uint8_t *head, size_t len);
+/* Folds the verdicts of every eraseblock of a partition into one:
+ * jffs2 or UBI when any block says so (and none says the other), erased
+ * when all are, else FLASH_DATA. counts[] is indexed by enum flash_content. */
+int flash_verdict(const unsigned counts[4]);
+const char *flash_content_name(int content);
+
+#endif
