@@ -19,6 +19,10 @@ static const struct command {
 	  "print what a boot with this command line would do, touching nothing" },
 	{ "reset", cmd_reset, "reset [--yes] [--reboot]",
 	  "schedule a factory reset of the writable branch for the next boot" },
+	{ "diff", cmd_diff, "diff [WRITABLE-BRANCH]",
+	  "copy-up mode: what upper/ changes against the image's manifest (A, M, D)" },
+	{ "copyup", cmd_copyup, "copyup [--reset] (--id ID|--image DEV) ROOT RW",
+	  "run the copy-up step (first copy, merge, restore) on a tree; for tests and boards without an initramfs" },
 	{ "probe", cmd_probe, "probe PATH...",
 	  "identify file systems and partition tables like blkid, from their superblocks" },
 };

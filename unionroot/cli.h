@@ -13,5 +13,7 @@ int cmd_status(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_copyup(int argc, char **argv);
 
 #endif
