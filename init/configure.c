@@ -61,8 +61,6 @@ void configure(struct boot *b)
 		b->upper_kind = UPPER_DEVICE;
 	if (c->session_volatile && b->upper_kind == UPPER_DEVICE)
 		log_warn("union.session=volatile is not supported yet; the writable branch stays persistent");
-	if (c->mode == MODE_COPYUP)
-		log_warn("union.mode=copyup is not available in this build; using overlay");
 	log_info("configured: %u read-only layer(s), writable branch %s, deadline %ds",
 		 b->nlower, c->upper[0] ? c->upper : "tmpfs", config_wait(c));
 }

@@ -110,7 +110,7 @@ static int writable_branch(struct boot *b)
 		what = "opening";
 		goto fail;
 	}
-	rc = branch_prepare(rw, b->cfg.reset != RESET_OFF, &res, &what);
+	rc = branch_prepare(rw, copyup_take_reset(b, rw, b->cfg.reset != RESET_OFF), &res, &what);
 	if (rc < 0) {
 		close(rw);
 		goto fail;
@@ -164,11 +164,17 @@ void union_build(struct boot *b)
 
 	mount_lowers(b);
 	IGNORE(sys_mkdir_p(NEWROOT, 0755)); /* the initramfs ships it */
+	copyup_choose(b);
 
 	while (b->upper_kind != UPPER_NONE) {
 		rw = writable_branch(b);
 		if (rw != -EAGAIN)
 			break;
+	}
+	if (rw >= 0 && b->copyup) {
+		IGNORE(copyup_root(b, rw)); /* logged; without a backend the layer is bound read-only */
+		close(rw);
+		rw = -1;
 	}
 	if (rw >= 0) {
 		rc = mount_overlay(b, 1);

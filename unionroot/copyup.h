@@ -14,6 +14,15 @@
 #define COPYUP_STAGE "stage"           /* inside .unionroot: files before they land */
 #define COPYUP_RESET "copyup-reset"    /* inside .unionroot: a reset being applied */
 
+/* ---- which backend --------------------------------------------------------- */
+
+enum copyup_backend { BACKEND_OVERLAY, BACKEND_COPYUP };
+
+/* mode: enum cfg_mode; have_overlay: the kernel knows overlayfs (after the
+ * initramfs' and the image's own module were tried); upper_fs: the writable
+ * branch's type or NULL. why: the reason, for the log and the status. */
+int copyup_choose_backend(int mode, int have_overlay, const char *upper_fs, const char **why);
+
 /* ---- what this boot does ------------------------------------------------- */
 
 enum copyup_action { CU_NOTHING, CU_COPY, CU_MERGE, CU_RESTORE };

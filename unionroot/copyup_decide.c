@@ -3,6 +3,8 @@
  * one path (base = the manifest, user = upper/, theirs = the new image). */
 #include "copyup.h"
 
+#include <string.h>
+
 #include "config.h"
 
 int copyup_choose_action(const struct copyup_facts *f, const char **why)
@@ -79,4 +81,31 @@ struct cu_decision copyup_decide(const struct cu_facts *f)
 	default:
 		return d(A_KEEP_USER, R_UNSTAMPED, f->theirs == T_SAME ? N_QUIET : N_CONFLICT);
 	}
+}
+
+/* File systems that cannot be an overlay upper (no xattrs, no whiteouts). */
+static const char *const no_upper_fs[] = { "vfat", "msdos", "exfat", "ntfs", "ntfs3" };
+
+int copyup_choose_backend(int mode, int have_overlay, const char *upper_fs, const char **why)
+{
+	if (mode == MODE_OVERLAY) {
+		*why = "union.mode=overlay";
+		return BACKEND_OVERLAY;
+	}
+	if (mode == MODE_COPYUP) {
+		*why = "union.mode=copyup";
+		return BACKEND_COPYUP;
+	}
+	if (!have_overlay) {
+		*why = "no overlayfs in this kernel, the initramfs or the image";
+		return BACKEND_COPYUP;
+	}
+	for (size_t i = 0; upper_fs && i < ARRAY_SIZE(no_upper_fs); i++) {
+		if (strcmp(upper_fs, no_upper_fs[i]) == 0) {
+			*why = "the writable file system cannot host an overlay upper";
+			return BACKEND_COPYUP;
+		}
+	}
+	*why = "overlayfs is available";
+	return BACKEND_OVERLAY;
 }

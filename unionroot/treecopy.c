@@ -22,6 +22,7 @@
 static unsigned char data[CHUNK] __attribute__((aligned(64)));
 static const unsigned char zeros[BLOCK];
 static char xnames[65536];
+static char xnames_dst[65536];
 static char xvalue[65536];
 
 char tc_type(mode_t mode)
@@ -86,17 +87,17 @@ static int x_set(const struct xref *x, const char *name, const void *buf, size_t
 }
 
 /* The wanted names, sorted (list order differs between file systems). */
-static int x_names(const struct xref *x, const char **names)
+static int x_names_in(const struct xref *x, const char **names, char *buf, size_t cap)
 {
-	ssize_t n = x_list(x, xnames, sizeof(xnames));
+	ssize_t n = x_list(x, buf, cap);
 	int count = 0;
 
 	if (n == -ENOTSUP || n == -ENOENT)
 		return 0;
 	if (n < 0)
 		return (int)n;
-	for (ssize_t off = 0; off < n; off += (ssize_t)strlen(xnames + off) + 1) {
-		const char *nm = xnames + off;
+	for (ssize_t off = 0; off < n; off += (ssize_t)strlen(buf + off) + 1) {
+		const char *nm = buf + off;
 		int i;
 
 		if (!wanted(nm))
@@ -109,6 +110,31 @@ static int x_names(const struct xref *x, const char **names)
 		count++;
 	}
 	return count;
+}
+
+static int x_names(const struct xref *x, const char **names)
+{
+	return x_names_in(x, names, xnames, sizeof(xnames));
+}
+
+/* A new entry inherits the default ACL of its directory: what the source
+ * does not have goes. */
+static void x_drop_extra(const struct xref *dst, const char *const *keep, int nkeep,
+			 unsigned *errors)
+{
+	const char *names[XATTR_NAMES];
+	int count = x_names_in(dst, names, xnames_dst, sizeof(xnames_dst));
+
+	for (int i = 0; i < count; i++) {
+		int found = 0;
+
+		for (int j = 0; j < nkeep && !found; j++)
+			found = strcmp(names[i], keep[j]) == 0;
+		if (found)
+			continue;
+		if ((dst->fd >= 0 ? fremovexattr(dst->fd, names[i]) : lremovexattr(dst->path, names[i])) < 0)
+			(*errors)++;
+	}
 }
 
 /* Hashes (and copies to dst when given) the wanted xattrs of src. */
@@ -133,6 +159,8 @@ static int x_each(const struct xref *src, const struct xref *dst, struct chash *
 		if (dst && x_set(dst, names[i], xvalue, (size_t)v) < 0)
 			(*errors)++;
 	}
+	if (dst)
+		x_drop_extra(dst, names, count, errors);
 	return 0;
 }
 
