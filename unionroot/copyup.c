@@ -248,6 +248,7 @@ static int read_names(struct run *r, int dir, size_t *first, size_t *count)
 	int rc;
 
 	*first = r->iused;
+	*count = 0;
 	if (lseek(dir, 0, SEEK_SET) < 0)
 		return -errno;
 	rc = sys_dir_each(dir, add_name, r);
@@ -603,11 +604,11 @@ static int entry(struct run *r, int idir, int udir, const char *name, int depth,
 			log_warn("copy-up: /%s: %s", r->path, strerror(-rc));
 			d.rec = R_UNSTAMPED;
 			rc = tc_hash(idir, name, &tst, &th);
+			if (rc < 0)
+				return rc; /* the image itself is unreadable */
 		}
 		th_known = 1;
-		if (r->action == CU_COPY)
-			r->res->copied++;
-		else if (uhave || f.base)
+		if (r->action != CU_COPY && (uhave || f.base))
 			r->res->updated++;
 		else
 			r->res->copied++;
