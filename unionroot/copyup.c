@@ -394,8 +394,13 @@ static int install(struct run *r, int idir, int udir, const char *name, const st
 			rc = tc_hash(idir, name, tst, hash);
 		return rc;
 	}
-	if (unlinkat(r->stage, "f", 0) < 0 && errno == EISDIR)
-		IGNORE(rmtree_contents(r->stage, ust->st_dev)); /* a left-over: the stage is ours */
+	if (unlinkat(r->stage, "f", 0) < 0 && errno == EISDIR) {
+		struct stat sst;
+
+		/* a directory left in the stage by a failed swap: the stage is ours */
+		if (fstat(r->stage, &sst) == 0)
+			IGNORE(rmtree_contents(r->stage, sst.st_dev)); /* the next copy says EEXIST if not */
+	}
 	if (!S_ISDIR(tst->st_mode) && tst->st_nlink > 1)
 		linked = link_try(r, tst->st_ino, r->stage, "f", hash);
 	if (!linked) {
