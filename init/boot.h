@@ -53,6 +53,8 @@ struct boot {
 	unsigned boots;                    /* boot counter after this boot */
 	char failsafe[160];                /* why this boot is failsafe, "" when not */
 	int pivot;                         /* no initramfs: / is the read-only layer */
+	int copyup;                        /* the copy-up backend builds the root */
+	int copyup_reset;                  /* 1 union.reset or a cut restore, 2 requested */
 
 	uint64_t t_start, t_modules, t_devices, t_mounts;
 	char **argv;
@@ -108,6 +110,13 @@ int noinitramfs_lower(const char *dir) WUR;
 int noinitramfs_switch(void) WUR;
 /* init/union.c */
 void union_build(struct boot *b);
+/* init/copyup.c: chooses the backend (after the lowers are mounted) */
+void copyup_choose(struct boot *b);
+/* Takes a pending reset over for the copy-up backend; returns the reset flag
+ * for branch_prepare (0 when copy-up restores instead). */
+int copyup_take_reset(struct boot *b, int rw, int reset);
+/* Copies, merges or restores into upper/, binds it to /newroot. */
+int copyup_root(struct boot *b, int rw);
 /* init/handoff.c: never returns. */
 NORETURN void handoff(struct boot *b);
 /* init/rescue.c: the writable branch cannot be used; applies union.onfail

@@ -73,8 +73,6 @@ void configure(struct boot *b)
 			log_err("ignoring union.test.crashafter=\"%s\": not one of \"%s\"; booting normally",
 				c->crashafter, RESET_STEPS);
 	}
-	if (c->mode == MODE_COPYUP)
-		log_warn("union.mode=copyup is not available in this build; using overlay");
 	log_info("configured: %u read-only layer(s), writable branch %s, deadline %ds",
 		 b->nlower, c->upper[0] ? c->upper : "tmpfs", config_wait(c));
 }

@@ -223,6 +223,12 @@ static int writable_branch(struct boot *b)
 		close(rw);
 		return -EAGAIN;
 	}
+	if (b->copyup) {
+		/* copy-up restores the factory tree itself, only what differs: the
+		 * request becomes its marker and upper/ stays where it is */
+		IGNORE(copyup_take_reset(b, rw, env.mode != RESET_NONE)); /* 0 in copy-up mode */
+		env.mode = RESET_NONE;
+	}
 	rc = branch_prepare(rw, &env, &res, &what);
 	if (rc < 0) {
 		close(rw);
@@ -289,11 +295,17 @@ void union_build(struct boot *b)
 
 	mount_lowers(b);
 	IGNORE(sys_mkdir_p(NEWROOT, 0755)); /* the initramfs ships it */
+	copyup_choose(b);
 
 	while (b->upper_kind != UPPER_NONE) {
 		rw = writable_branch(b);
 		if (rw != -EAGAIN)
 			break;
+	}
+	if (rw >= 0 && b->copyup) {
+		IGNORE(copyup_root(b, rw)); /* logged; without a backend the layer is bound read-only */
+		close(rw);
+		rw = -1;
 	}
 	if (rw >= 0) {
 		rc = mount_overlay(b, 1);

@@ -27,6 +27,8 @@ static const struct command {
 	{ "test-reset", cmd_test_reset, "test-reset DIR [STEP]",
 	  "test builds: apply a pending reset to the branch top DIR, killed after STEP" },
 #endif
+	{ "copyup", cmd_copyup, "copyup [--reset] (--id ID|--image DEV) ROOT RW",
+	  "run the copy-up step (first copy, merge, restore) on a tree; for tests and boards without an initramfs" },
 	{ "probe", cmd_probe, "probe PATH...",
 	  "identify file systems and partition tables like blkid, from their superblocks" },
 };

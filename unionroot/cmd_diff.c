@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "branch.h"
 #include "diff.h"
 #include "sbuf.h"
 
@@ -42,12 +43,25 @@ static int open_dir(const char *path)
 	return fd;
 }
 
+/* Copy-up mode records deletions in its manifest, not as whiteouts: a
+ * branch with a manifest (or a branch named as the one argument) is diffed
+ * against that. */
+static int copyup_branch(int argc, char **argv)
+{
+	if (argc == 2 && argv[1][0] != '-')
+		return 1;
+	return argc == 1 && access(RUNTIME_RW "/" BRANCH_STATE "/manifest", F_OK) == 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	const char *upper = RUNTIME_RW "/upper";
 	int lowers[DIFF_LOWER_MAX], up, rc, status = 0;
 	unsigned nl = 0, found = 0;
 	struct counts c = { 0, 0, 0, 0 };
+
+	if (copyup_branch(argc, argv))
+		return cmd_diff_copyup(argc, argv);
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--stat") == 0) {

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/* Step 5 with the copy-up backend: choose it (union.mode, or auto when the
+ * kernel has no overlayfs even after trying the image's own module, or when
+ * the writable fs cannot be an upper), take over a pending reset, then copy,
+ * merge or restore into upper/ and bind it to /newroot. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "branch.h"
+#include "copyup.h"
+#include "log.h"
+#include "sbuf.h"
+#include "sys.h"
+
+#define LOWER0 RUNDIR "/lower/0"
+#define MODULE_INIT_COMPRESSED 4 /* MODULE_INIT_COMPRESSED_FILE, 5.17 */
+
+static char backend_text[160];
+
+static int have_overlay(void)
+{
+	static char fs[4096];
+
+	if (sys_read_file("/proc/filesystems", fs, sizeof(fs)) < 0 && !fs[0])
+		return 0;
+	return strstr(fs, "\toverlay\n") != NULL;
+}
+
+/* A missing module is the usual reason an overlay root silently does not
+ * happen: the image may carry one built for this kernel. Symlinks inside
+ * the image (/lib -> usr/lib) resolve within the image. */
+static void overlay_from_image(void)
+{
+	static const char *const names[] = { "overlay.ko", "overlay.ko.xz", "overlay.ko.zst" };
+	struct utsname u;
+	char path[256];
+	int root, fd = -1, rc = -ENOENT;
+	size_t i;
+
+	if (uname(&u) < 0)
+		return;
+	root = open(LOWER0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return;
+	for (i = 0; i < ARRAY_SIZE(names) && fd < 0; i++) {
+		if (strfmt(path, sizeof(path), "lib/modules/%s/kernel/fs/overlayfs/%s", u.release,
+			   names[i]) < 0)
+			continue;
+		fd = sys_openat2(root, path, O_RDONLY, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	}
+	close(root);
+	if (fd < 0) {
+		log_info("no overlay module in the image for kernel %s either", u.release);
+		return;
+	}
+	rc = sys_finit_module(fd, "", i > 1 ? MODULE_INIT_COMPRESSED : 0);
+	close(fd);
+	if (rc < 0 && rc != -EEXIST)
+		log_warn("loading the image's overlay module (/%s) failed: %s", path, strerror(-rc));
+	else
+		log_note("overlayfs: loaded the image's own module /%s", path);
+}
+
+void copyup_choose(struct boot *b)
+{
+	const char *fs = b->upper_kind == UPPER_TMPFS ? "tmpfs" :
+			 b->cfg.upperfs[0]          ? b->cfg.upperfs :
+						      b->upper_type;
+	const char *why;
+	int ov = 1;
+
+	b->copyup = 0;
+	if (b->upper_kind == UPPER_NONE || b->nlower == 0)
+		return;
+	if (b->cfg.mode != MODE_COPYUP) {
+		modules_for_fs(b, "overlay");
+		ov = have_overlay();
+		if (!ov) {
+			overlay_from_image();
+			ov = have_overlay();
+		}
+	}
+	b->copyup = copyup_choose_backend(b->cfg.mode, ov, fs, &why) == BACKEND_COPYUP;
+	if (!b->copyup)
+		return;
+	IGNORE(strfmt(backend_text, sizeof(backend_text), "copyup (%s)", why)); /* fits */
+	if (b->cfg.mode == MODE_COPYUP)
+		log_info("union backend: copy-up (%s)", why);
+	else
+		log_warn("union backend: copy-up, because %s; the first boot copies the image into the writable branch",
+			 why);
+	if (b->nlower > 1)
+		log_warn("copy-up uses read-only layer 1 only; layers 2-%u are not part of the root", b->nlower);
+}
+
+int copyup_take_reset(struct boot *b, int rw, int reset)
+{
+	struct stat st;
+	int state;
+
+	if (!b->copyup)
+		return reset;
+	state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (state < 0)
+		return 0; /* nothing was ever copied: the first copy is a factory state */
+	/* the request becomes our marker, cleared after the restore: a cut in
+	 * between restores again at the next boot */
+	if (fstatat(state, BRANCH_RESET_REQUEST, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (renameat(state, BRANCH_RESET_REQUEST, state, COPYUP_RESET) == 0 && fsync(state) == 0)
+			b->copyup_reset = 2;
+	} else if (reset) {
+		if (sys_write_file_atomic(state, COPYUP_RESET, "reset\n", 6, 0600) == 0)
+			b->copyup_reset = 1;
+	}
+	if (!b->copyup_reset && fstatat(state, COPYUP_RESET, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		b->copyup_reset = 1;
+	close(state);
+	return 0;
+}
+
+int copyup_root(struct boot *b, int rw)
+{
+	const char *dev = b->upper_dev[0] ? b->upper_dev : "tmpfs";
+	struct copyup_result res;
+	const char *done = "";
+	char id[MF_ID_MAX];
+	uint64_t t0 = sys_now_ms();
+	int img, rc;
+
+	rc = copyup_image_id(b->lower_dev[0], id, sizeof(id));
+	if (rc < 0) {
+		log_err("copy-up: identity of read-only layer %s: %s; booting it read-only",
+			b->lower_dev[0], strerror(-rc));
+		return rc;
+	}
+	img = open(LOWER0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (img < 0)
+		return -errno;
+	rc = copyup_apply(img, rw, id, b->copyup_reset != 0, b->cfg.upgrade, &res, &done);
+	close(img);
+	if (res.base_damaged)
+		log_warn("copy-up manifest on %s is damaged (%s); merged without it: files you deleted from the image may be back",
+			 dev, res.base_err);
+	if (rc < 0) {
+		log_err("copy-up into writable branch %s failed: %s; booting the read-only layer without it",
+			dev, strerror(-rc));
+		IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "none: copy-up failed: %s",
+			      strerror(-rc))); /* fits */
+		return rc;
+	}
+	if (b->copyup_reset) {
+		int state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (state >= 0) {
+			if (unlinkat(state, COPYUP_RESET, 0) < 0 || fsync(state) < 0)
+				log_warn("copy-up: clearing the reset marker failed: %s; the next boot restores again",
+					 strerror(errno));
+			close(state);
+		}
+		b->reset_applied = 1;
+		log_note("factory reset (copy-up, %s): restored %u, removed %u",
+			 b->copyup_reset == 2 ? "requested by 'unionroot reset'" : "union.reset",
+			 res.updated + res.copied, res.removed);
+	}
+	log_info("copy-up: %s: copied %u, updated %u, removed %u, kept %u (conflicts %u), stay deleted %u, errors %u; %llu ms",
+		 done, res.copied, res.updated, res.removed, res.kept, res.conflicts, res.stay_deleted,
+		 res.errors, (unsigned long long)(sys_now_ms() - t0));
+	if (res.errors)
+		log_warn("copy-up: %u entries of the image could not be copied to %s", res.errors, dev);
+	rc = sys_mount(RWDIR "/" BRANCH_UPPER, NEWROOT, NULL, MS_BIND, NULL);
+	if (rc == 0 && b->cfg.rorw == RORW_RO)
+		rc = sys_mount(NULL, NEWROOT, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	if (rc < 0) {
+		log_err("copy-up: binding %s/upper to %s failed: %s; booting the read-only layer",
+			RWDIR, NEWROOT, strerror(-rc));
+		return rc;
+	}
+	b->backend = backend_text;
+	b->overlay_opts[0] = '\0';
+	return 0;
+}

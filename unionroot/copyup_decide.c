@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/* The copy-up decisions, pure: what a boot does, and the three-way merge of
+ * one path (base = the manifest, user = upper/, theirs = the new image). */
+#include "copyup.h"
+
+#include <string.h>
+
+#include "config.h"
+
+int copyup_choose_action(const struct copyup_facts *f, const char **why)
+{
+	if (f->reset) {
+		if (f->manifest <= 0 && f->upper_empty) {
+			*why = "factory reset of an empty branch: first copy";
+			return CU_COPY;
+		}
+		*why = "factory reset: restoring what differs from the image";
+		return CU_RESTORE;
+	}
+	if (f->manifest == 0) {
+		if (f->upper_empty) {
+			*why = "first boot: copying the read-only image";
+			return CU_COPY;
+		}
+		/* a cut between the tree's rename and the manifest's commit, or a
+		 * branch that another backend used: equal files are adopted */
+		*why = "no manifest beside a filled upper/: merging without a base";
+		return CU_MERGE;
+	}
+	if (f->manifest < 0) {
+		*why = "the manifest is damaged: merging without a base (deleted image files come back)";
+		return CU_MERGE;
+	}
+	if (f->same_image) {
+		*why = "same image as the last boot";
+		return CU_NOTHING;
+	}
+	if (f->upgrade == UPGRADE_RESET) {
+		*why = "the image changed and union.upgrade=reset: restoring the new image";
+		return CU_RESTORE;
+	}
+	*why = f->upgrade == UPGRADE_KEEPLIST ?
+		       "the image changed: merging (union.upgrade=keeplist is not supported yet; keeping every change)" :
+		       "the image changed: merging";
+	return CU_MERGE;
+}
+
+static struct cu_decision d(int act, int rec, int note)
+{
+	struct cu_decision x = { act, rec, note };
+
+	return x;
+}
+
+struct cu_decision copyup_decide(const struct cu_facts *f)
+{
+	if (f->theirs == T_ABSENT) {
+		if (f->user == U_ABSENT)
+			return d(A_NONE, R_DROP, N_QUIET);
+		if (!f->base)                      /* the user's own file */
+			return d(f->restore ? A_REMOVE : A_NONE, R_DROP, N_QUIET);
+		if (f->restore || f->user == U_SAME)
+			return d(A_REMOVE, R_DROP, N_QUIET);
+		return d(A_KEEP_USER, R_DROP, N_KEPT_REMOVED);
+	}
+	if (f->user != U_ABSENT && f->user_is_theirs)
+		return d(A_NONE, R_STAMPED, N_QUIET);
+	if (f->restore)
+		return d(A_INSTALL, R_STAMPED, N_QUIET);
+	if (f->parent_gone)                        /* like an opaque directory */
+		return d(A_NONE, R_UNSTAMPED, N_QUIET);
+	if (!f->base)
+		return f->user == U_ABSENT ? d(A_INSTALL, R_STAMPED, N_QUIET) :
+					     d(A_KEEP_USER, R_UNSTAMPED, N_CONFLICT);
+	switch (f->user) {
+	case U_ABSENT:                             /* the manifest is the whiteout */
+		return d(A_NONE, R_UNSTAMPED, f->theirs == T_CHANGED ? N_STAYS_DELETED : N_QUIET);
+	case U_SAME:
+		return f->theirs == T_SAME ? d(A_NONE, R_STAMPED, N_QUIET) :
+					     d(A_INSTALL, R_STAMPED, N_QUIET);
+	default:
+		return d(A_KEEP_USER, R_UNSTAMPED, f->theirs == T_SAME ? N_QUIET : N_CONFLICT);
+	}
+}
+
+/* File systems that cannot be an overlay upper (no xattrs, no whiteouts). */
+static const char *const no_upper_fs[] = { "vfat", "msdos", "exfat", "ntfs", "ntfs3" };
+
+int copyup_choose_backend(int mode, int have_overlay, const char *upper_fs, const char **why)
+{
+	if (mode == MODE_OVERLAY) {
+		*why = "union.mode=overlay";
+		return BACKEND_OVERLAY;
+	}
+	if (mode == MODE_COPYUP) {
+		*why = "union.mode=copyup";
+		return BACKEND_COPYUP;
+	}
+	if (!have_overlay) {
+		*why = "no overlayfs in this kernel, the initramfs or the image";
+		return BACKEND_COPYUP;
+	}
+	for (size_t i = 0; upper_fs && i < ARRAY_SIZE(no_upper_fs); i++) {
+		if (strcmp(upper_fs, no_upper_fs[i]) == 0) {
+			*why = "the writable file system cannot host an overlay upper";
+			return BACKEND_COPYUP;
+		}
+	}
+	*why = "overlayfs is available";
+	return BACKEND_OVERLAY;
+}
