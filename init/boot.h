@@ -52,6 +52,7 @@ struct boot {
 	char upgrade[160];                 /* what union.upgrade did, "" when nothing changed */
 	unsigned boots;                    /* boot counter after this boot */
 	char failsafe[160];                /* why this boot is failsafe, "" when not */
+	int session_layer;                 /* union.session=volatile: SAVEDIR/upper is the top layer */
 	int pivot;                         /* no initramfs: / is the read-only layer */
 	int copyup;                        /* the copy-up backend builds the root */
 	int copyup_reset;                  /* 1 union.reset or a cut restore, 2 requested */

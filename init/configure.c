@@ -61,8 +61,8 @@ void configure(struct boot *b)
 	else if (c->upper[0] && strcmp(c->upper, "tmpfs") != 0 &&
 		 spec_parse(c->upper, &b->upper, why, sizeof(why)) == 0)
 		b->upper_kind = UPPER_DEVICE;
-	if (c->session_volatile && b->upper_kind == UPPER_DEVICE)
-		log_warn("union.session=volatile is not supported yet; the writable branch stays persistent");
+	if (c->session_volatile && b->upper_kind != UPPER_DEVICE)
+		log_warn("union.session=volatile needs a persistent writable branch to layer; this boot is volatile anyway");
 	if (c->crashafter[0]) {
 		int rc = crashpoint_arm(c->crashafter, 1);
 

@@ -36,6 +36,7 @@ void status_write(struct boot *b)
 		sbuf_add(&sb, "upper=none\n");
 	}
 	sbuf_addf(&sb, "upper_state=%s\n", b->upper_state);
+	sbuf_addf(&sb, "warnfull=%d\n", b->cfg.warnfull);
 	sbuf_addf(&sb, "overlay_options=%s\n", b->overlay_opts);
 	sbuf_addf(&sb, "reset=%s\n", b->reset_applied ? "applied" : "none");
 	if (b->reset_applied)

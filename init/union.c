@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -90,25 +91,33 @@ static void say_log(int level, const char *msg, void *ctx)
 	ur_log(level, "%s", msg);
 }
 
-/* The persistent branch leaves the way untouched: read-only, under SAVEDIR;
- * the caller goes on with a tmpfs writable branch. */
-static void go_failsafe(struct boot *b, const char *dev, unsigned boots)
+/* Moves the mounted persistent branch out of the way, read-only, to SAVEDIR.
+ * 0, or -errno after unmounting it (reported, with what for). */
+static int keep_saved(const char *dev, const char *what)
 {
 	int rc = sys_mkdir_p(SAVEDIR, 0755);
 
-	IGNORE(strfmt(b->failsafe, sizeof(b->failsafe),
-		      "%u boots without 'unionroot boot-ok' (union.maxfails=%d)", boots,
-		      b->cfg.maxfails)); /* fits */
 	if (rc == 0)
 		rc = sys_mount(NULL, RWDIR, NULL, MS_REMOUNT | MS_RDONLY | MS_NOATIME, NULL);
 	if (rc == 0)
 		rc = sys_mount(RWDIR, SAVEDIR, NULL, MS_MOVE, NULL);
 	if (rc < 0) {
-		log_err("failsafe: keeping writable branch %s read-only at %s failed: %s; it is not mounted",
-			dev, SAVEDIR, strerror(-rc));
+		log_err("%s: keeping writable branch %s read-only at %s failed: %s; it is not mounted",
+			what, dev, SAVEDIR, strerror(-rc));
 		if (umount2(RWDIR, MNT_DETACH) < 0)
 			log_warn("cannot unmount %s: %s", RWDIR, strerror(errno));
 	}
+	return rc;
+}
+
+/* The persistent branch leaves the way untouched: read-only, under SAVEDIR;
+ * the caller goes on with a tmpfs writable branch. */
+static void go_failsafe(struct boot *b, const char *dev, unsigned boots)
+{
+	IGNORE(strfmt(b->failsafe, sizeof(b->failsafe),
+		      "%u boots without 'unionroot boot-ok' (union.maxfails=%d)", boots,
+		      b->cfg.maxfails)); /* fits */
+	IGNORE(keep_saved(dev, "failsafe")); /* reported; the boot goes on volatile */
 	log_err("failsafe boot: writable branch %s: %s; booting a volatile root, the branch read-only at %s",
 		dev, b->failsafe, SAVEDIR);
 	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "volatile: failsafe: %s",
@@ -156,6 +165,36 @@ static int control_state(struct boot *b, int rw, struct reset_env *env, struct u
 	return 0;
 }
 
+
+/* union.warnfull: say it at boot, before writes start failing. */
+static void warn_full(struct boot *b, int rw)
+{
+	struct statvfs vfs;
+	unsigned used;
+
+	if (fstatvfs(rw, &vfs) < 0 || !vfs.f_blocks)
+		return;
+	used = (unsigned)(100 - 100ull * vfs.f_bfree / vfs.f_blocks);
+	if (used >= (unsigned)b->cfg.warnfull)
+		log_warn("writable branch %s is %u%% full (union.warnfull=%d); writes fail when it is full: free space or reset",
+			 b->upper_dev, used, b->cfg.warnfull);
+}
+
+/* union.session=volatile (kiosk): what the admin saved becomes the top
+ * read-only layer, a tmpfs takes this session's changes. The reset, the
+ * boot counter and upgrades were applied to the saved branch first. */
+static void go_session(struct boot *b)
+{
+	int saved = keep_saved(b->upper_dev, "kiosk session") == 0;
+
+	b->session_layer = saved;
+	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state),
+		      "volatile: kiosk session (union.session=volatile)%s%s%s",
+		      saved ? "; the saved branch " : "", saved ? b->upper_dev : "",
+		      saved ? " is a read-only layer" : "")); /* fits */
+	log_note("kiosk session: %s; nothing of this boot persists", b->upper_state);
+	b->upper_kind = UPPER_TMPFS;
+}
 
 static int mount_tmpfs_upper(struct boot *b)
 {
@@ -257,6 +296,13 @@ static int writable_branch(struct boot *b)
 	if (b->upper_kind == UPPER_DEVICE)
 		IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "persistent on %s (%s)",
 			      b->upper_dev, type)); /* fits: short names */
+	if (b->upper_kind == UPPER_DEVICE)
+		warn_full(b, rw);
+	if (b->upper_kind == UPPER_DEVICE && b->cfg.session_volatile && !b->copyup) {
+		close(rw);
+		go_session(b);
+		return -EAGAIN;
+	}
 	return rw;
 
 fail:
@@ -275,13 +321,16 @@ fail_unmounted:
 
 static int mount_overlay(struct boot *b, int with_upper)
 {
-	const char *lowers[SPEC_LIST_MAX];
+	const char *lowers[SPEC_LIST_MAX + 1];
 	unsigned long flags = b->cfg.rorw == RORW_RO ? MS_RDONLY : 0;
+	unsigned n = 0;
 	int rc;
 
+	if (b->session_layer) /* whiteouts and opaque dirs in it keep their meaning */
+		lowers[n++] = SAVEDIR "/upper";
 	for (unsigned i = 0; i < b->nlower; i++)
-		lowers[i] = lower_dirs[i];
-	rc = overlay_options(b->overlay_opts, sizeof(b->overlay_opts), lowers, b->nlower,
+		lowers[n++] = lower_dirs[i];
+	rc = overlay_options(b->overlay_opts, sizeof(b->overlay_opts), lowers, n,
 			     with_upper ? RWDIR "/upper" : NULL, with_upper ? RWDIR "/work" : NULL);
 	if (rc < 0)
 		return rc;

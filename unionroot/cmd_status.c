@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -93,7 +94,7 @@ static void boot_record(struct out *o, char *text)
 		printf("\n  ]");
 }
 
-static void live(struct out *o)
+static void live(struct out *o, unsigned warnfull)
 {
 	static char text[RESET_REQUEST_MAX];
 	char val[160];
@@ -114,6 +115,10 @@ static void live(struct out *o)
 			field(o, "upper_free_kib", val);
 		if (strfmt(val, sizeof(val), "%llu", total / 1024) == 0)
 			field(o, "upper_size_kib", val);
+		if (used_pct >= warnfull &&
+		    strfmt(val, sizeof(val), "%u%% full, over union.warnfull=%u%%: writes fail when it is full",
+			   used_pct, warnfull) == 0)
+			field(o, "upper_warning", val);
 	}
 	/* the control state lives on the persistent branch: read-only under
 	 * saved/ in a failsafe boot */
@@ -177,7 +182,12 @@ int cmd_status(int argc, char **argv)
 		return 1;
 	}
 	boot_record(&o, text);
-	live(&o);
+	{
+		const char *w = strstr(text, "\nwarnfull=");
+		unsigned warnfull = w ? (unsigned)strtoul(w + 10, NULL, 10) : 90;
+
+		live(&o, warnfull ? warnfull : 90);
+	}
 	if (o.json)
 		printf("%s\n}\n", o.first ? "{" : "");
 	return 0;
