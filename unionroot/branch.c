@@ -157,21 +157,37 @@ int branch_request_reset(int rw, const struct reset_req *req)
 	return rc;
 }
 
-int branch_trash_empty(int rw)
+static int open_trash(int rw)
 {
-	int state = open_dir(rw, BRANCH_STATE), trash, rc;
-	struct stat st;
+	int state = open_dir(rw, BRANCH_STATE), trash;
 
 	if (state < 0)
 		return state;
 	trash = open_dir(state, BRANCH_TRASH);
 	close(state);
+	return trash;
+}
+
+int branch_trash_empty(int rw)
+{
+	static const char *const live[] = { BRANCH_UPPER, BRANCH_WORK };
+	int trash = open_trash(rw), rc;
+	ino_t skip[ARRAY_SIZE(live)];
+	unsigned nskip = 0;
+	struct stat st;
+
 	if (trash < 0)
 		return trash;
+	/* jffs2 renames by writing the new name before removing the old one: a
+	 * power cut can leave the live upper/ (or work/) with a second name in
+	 * the trash. Deleting through that name would empty the live tree. */
+	for (size_t i = 0; i < ARRAY_SIZE(live); i++)
+		if (fstatat(rw, live[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+			skip[nskip++] = st.st_ino;
 	if (fstat(trash, &st) < 0) {
 		rc = -errno;
 	} else {
-		rc = rmtree_contents(trash, st.st_dev);
+		rc = rmtree_contents_except(trash, st.st_dev, skip, nskip);
 		if (fsync(trash) < 0 && !rc)
 			rc = -errno;
 	}
@@ -181,12 +197,8 @@ int branch_trash_empty(int rw)
 
 int branch_fresh_work(int rw)
 {
-	int state = open_dir(rw, BRANCH_STATE), trash, rc;
+	int trash = open_trash(rw), rc;
 
-	if (state < 0)
-		return state;
-	trash = open_dir(state, BRANCH_TRASH);
-	close(state);
 	if (trash < 0)
 		return trash;
 	rc = reset_to_trash(rw, trash, BRANCH_WORK);

@@ -15,9 +15,11 @@ struct rm_ctx {
 	int depth;
 	int removed;
 	int err;
+	const ino_t *skip; /* top level only: inodes to leave in place */
+	unsigned nskip;
 };
 
-static int rm_contents(int dir, dev_t dev, int depth);
+static int rm_contents(int dir, dev_t dev, int depth, const ino_t *skip, unsigned nskip);
 
 static void note(struct rm_ctx *c, int err)
 {
@@ -37,6 +39,9 @@ static int rm_entry(const char *name, unsigned char type, void *arg)
 		note(c, -EXDEV);
 		return 0;
 	}
+	for (unsigned i = 0; i < c->nskip; i++)
+		if (st.st_ino == c->skip[i])
+			return 0;
 	if (S_ISDIR(st.st_mode)) {
 		int sub = openat(c->dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int rc;
@@ -45,7 +50,7 @@ static int rm_entry(const char *name, unsigned char type, void *arg)
 			note(c, -errno);
 			return 0;
 		}
-		rc = rm_contents(sub, c->dev, c->depth + 1);
+		rc = rm_contents(sub, c->dev, c->depth + 1, NULL, 0);
 		close(sub);
 		if (rc < 0) {
 			note(c, rc);
@@ -64,9 +69,9 @@ static int rm_entry(const char *name, unsigned char type, void *arg)
 	return 0;
 }
 
-static int rm_contents(int dir, dev_t dev, int depth)
+static int rm_contents(int dir, dev_t dev, int depth, const ino_t *skip, unsigned nskip)
 {
-	struct rm_ctx c = { dir, dev, depth, 0, 0 };
+	struct rm_ctx c = { dir, dev, depth, 0, 0, skip, nskip };
 	int rc;
 
 	if (depth > RMTREE_DEPTH_MAX)
@@ -87,5 +92,10 @@ static int rm_contents(int dir, dev_t dev, int depth)
 
 int rmtree_contents(int dir, dev_t dev)
 {
-	return rm_contents(dir, dev, 0);
+	return rm_contents(dir, dev, 0, NULL, 0);
+}
+
+int rmtree_contents_except(int dir, dev_t dev, const ino_t *skip, unsigned nskip)
+{
+	return rm_contents(dir, dev, 0, skip, nskip);
 }

@@ -14,5 +14,7 @@
  * Entries on other devices (mount points) are left, reported as -EXDEV after
  * the rest is gone. 0 or the first -errno. */
 int rmtree_contents(int dir, dev_t dev) WUR;
+/* The same, leaving the top-level entries whose inode is in skip[]. */
+int rmtree_contents_except(int dir, dev_t dev, const ino_t *skip, unsigned nskip) WUR;
 
 #endif

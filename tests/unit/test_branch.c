@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "branch.h"
+#include "rmtree.h"
 #include "reset.h"
 #include "unit.h"
 
@@ -169,7 +170,31 @@ static void a_fresh_work_directory_replaces_a_stale_one(void)
 	close(rw);
 }
 
+static void a_second_name_of_a_live_tree_is_never_emptied(void)
+{
+	struct stat st;
+	int rw = rw_open(), dir;
+	ino_t skip[1];
+
+	/* what a jffs2 power cut mid-rename leaves: one inode, two names */
+	CHECK_INT(mkdirat(rw, "t", 0755), 0);
+	touch_at(rw, "t/live");
+	CHECK_INT(linkat(rw, "t/live", rw, "t/second-name", 0), 0);
+	touch_at(rw, "t/old");
+	CHECK_INT(fstatat(rw, "t/live", &st, 0), 0);
+	skip[0] = st.st_ino;
+	dir = openat(rw, "t", O_RDONLY | O_DIRECTORY);
+	CHECK(dir >= 0);
+	CHECK_INT(rmtree_contents_except(dir, st.st_dev, skip, 1), 0);
+	close(dir);
+	CHECK(exists_at(rw, "t/live"));
+	CHECK(exists_at(rw, "t/second-name"));
+	CHECK(!exists_at(rw, "t/old"));
+	close(rw);
+}
+
 UNIT_SUITE(branch,
+	   { "a second name of a live tree is never emptied", a_second_name_of_a_live_tree_is_never_emptied },
 	   { "a blank branch gets its three directories", a_blank_branch_gets_its_three_directories },
 	   { "a reset sets the old upper aside and empties it later", a_reset_sets_the_old_upper_aside_and_empties_it_later },
 	   { "a reset request is applied once, then cleared", a_request_is_applied_once_then_cleared },
