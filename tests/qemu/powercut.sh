@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# shellcheck disable=SC2016 # the commands run in the guest, expanded there
+# Power cuts at random moments: QEMU is killed (SIGKILL, the data disk with
+# cache=none) at a random instant of a boot that applies a reset of thousands
+# of files, five times, on ext4 and on jffs2 flash (where a rename can leave
+# both names behind); every following boot must find the old tree or the
+# factory tree, never a mix, and come up clean.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-qemu-powercut.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+U=/run/unionroot/bin/unionroot
+CUTS=${POWERCUT_CUTS:-5}
+
+# series NAME BOARD FILES: CUTS cuts on that board's writable medium.
+series() {
+	local name=$1 FILES=$3 DATA=$T/$1.img
+	BOARD=$2
+	OUTDIR=$BUILD/$BOARD
+	need_qemu "qemu-powercut-$name" || return 0
+	if [ "$name" = jffs2 ]; then
+		head -c 8M /dev/zero | tr '\0' '\377' >"$DATA" # erased flash
+	else
+		new_data "$DATA"
+	fi
+	# What the next boot must see: all of the user's tree, or none of it.
+	PROBE='
+		n=$(ls /root/many 2>/dev/null | wc -l)
+		if [ -e /root/old ] && [ "$n" = '"$FILES"' ] && [ ! -e /etc/factory-file ]; then
+			echo MARK-state=old
+		elif [ ! -e /root/old ] && [ "$n" = 0 ] && [ "$(cat /etc/factory-file)" = factory ]; then
+			echo MARK-state=factory
+		else
+			echo "MARK-state=mixed old=$([ -e /root/old ] && echo y) files=$n factory=$(cat /etc/factory-file 2>/dev/null)"
+		fi
+		echo "MARK-pending=$('"$U"' status | sed -n "s/^reset_pending=//p")"'
+	SETUP='
+		mkdir -p /root/many && cd /root/many || exit 1
+		i=0; while [ $i -lt '"$FILES"' ]; do echo $i >f$i; i=$((i + 1)); done
+		echo old >/root/old; rm /etc/factory-file; sync
+		'"$U"' reset --yes >/dev/null && echo MARK-requested'
+
+	cut=0
+	bad=0
+	while [ $cut -lt "$CUTS" ]; do
+		cut=$((cut + 1))
+		if ! boot "$T/setup$cut.log" "$DATA" "$SETUP" --cache none || ! grep -q '^MARK-requested' "$T/setup$cut.log"; then
+			fail "$name: power cut $cut: the user's tree and a reset request are set up" "see $T/setup$cut.log"
+			cp "$T/setup$cut.log" "$BUILD/tests/" 2>/dev/null
+			bad=1
+			break
+		fi
+		# somewhere between the kernel's start and well after the switch
+		delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.1f", 2.5 + rand() * 5.5 }')
+		"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$DATA" --cache none --cmd 'sleep 30' \
+			--timeout "$delay" --log "$T/cut$cut.log" >/dev/null 2>&1
+		if ! boot "$T/after$cut.log" "$DATA" "$PROBE" --cache none; then
+			fail "$name: power cut $cut at ${delay} s: the next boot is clean" "see $BUILD/tests/"
+			cp "$T/cut$cut.log" "$T/after$cut.log" "$BUILD/tests/" 2>/dev/null
+			bad=1
+			continue
+		fi
+		state=$(sed -n 's/^MARK-state=//p' "$T/after$cut.log")
+		echo "$name: power cut $cut at ${delay} s: the next boot found $state" >&2
+		case $state in
+		old | factory) ;;
+		*)
+			fail "$name: power cut $cut at ${delay} s: the next boot is old or factory" "$state"
+			cp "$T/cut$cut.log" "$T/after$cut.log" "$BUILD/tests/" 2>/dev/null
+			bad=1
+			;;
+		esac
+		# the request outlives any cut, so a clean boot always finishes the reset
+		if [ "$state" = old ] || ! grep -q '^MARK-pending=no' "$T/after$cut.log"; then
+			fail "$name: power cut $cut at ${delay} s: the following boot finishes the reset" "state $state"
+			bad=1
+		fi
+	done
+	[ $bad = 0 ] && pass "$name: $CUTS random power cuts during a reset of $FILES files: each next boot is factory and clean"
+}
+
+series ext4 qemu-x86_64 "${POWERCUT_FILES:-2000}"
+series jffs2 qemu-x86_64-flash "${POWERCUT_FLASH_FILES:-500}"
