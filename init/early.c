@@ -41,14 +41,17 @@ static void console_fds(void)
 		close(fd);
 }
 
-/* The kernel rate-limits userspace kmsg writes (about 10 records per 5 s);
- * PID 1 logs every step, so lift the limit until the hand-off. */
-static void kmsg_unlimited(void)
+#define PROC_MODPROBE "/proc/sys/kernel/modprobe"
+#define PROC_DEVKMSG "/proc/sys/kernel/printk_devkmsg"
+
+/* Writes a kernel tunable. Best effort: every caller only gains speed or
+ * log lines from it, so a failure changes nothing else. */
+static void set_proc(const char *path, const char *text)
 {
-	int fd = open("/proc/sys/kernel/printk_devkmsg", O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
 
 	if (fd >= 0) {
-		IGNORE(write(fd, "on\n", 3)); /* best effort: only the rate limit */
+		IGNORE(write(fd, text, strlen(text))); /* see above */
 		close(fd);
 	}
 }
@@ -59,35 +62,15 @@ static void kmsg_unlimited(void)
  * needed itself, so switch the helper off until the hand-off restores it. */
 static void request_module_off(void)
 {
-	ssize_t n = sys_read_file("/proc/sys/kernel/modprobe", saved_modprobe,
-				  sizeof(saved_modprobe));
-	int fd;
-
-	if (n <= 0)
-		return;
-	fd = open("/proc/sys/kernel/modprobe", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		IGNORE(write(fd, "\n", 1)); /* best effort: a speed-up only */
-		close(fd);
-	}
+	if (sys_read_file(PROC_MODPROBE, saved_modprobe, sizeof(saved_modprobe)) > 0)
+		set_proc(PROC_MODPROBE, "\n");
 }
 
 void early_restore(void)
 {
-	int fd;
-
-	if (saved_modprobe[0]) {
-		fd = open("/proc/sys/kernel/modprobe", O_WRONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			IGNORE(write(fd, saved_modprobe, strlen(saved_modprobe))); /* best effort */
-			close(fd);
-		}
-	}
-	fd = open("/proc/sys/kernel/printk_devkmsg", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		IGNORE(write(fd, "ratelimit\n", 10)); /* back to the kernel default */
-		close(fd);
-	}
+	if (saved_modprobe[0])
+		set_proc(PROC_MODPROBE, saved_modprobe);
+	set_proc(PROC_DEVKMSG, "ratelimit\n"); /* the kernel default */
 }
 
 static int console_loglevel(void)
@@ -118,7 +101,9 @@ void early_setup(struct boot *b)
 	}
 	console_fds();
 	log_setup(open("/dev/kmsg", O_WRONLY | O_CLOEXEC), 2);
-	kmsg_unlimited();
+	/* the kernel rate-limits userspace kmsg writes (about 10 records per
+	 * 5 s); PID 1 logs every step, so lift the limit until the hand-off */
+	set_proc(PROC_DEVKMSG, "on\n");
 	request_module_off();
 	log_set_console_loglevel(console_loglevel());
 	if (failed_mount >= 0)
