@@ -21,6 +21,7 @@
 #define DEP_MAX (64 * 1024)
 #define BUILTIN_MAX (128 * 1024)
 #define PARAMS_MAX 1024
+#define MODPARAMS_MAX 64
 
 static struct {
 	char list[LIST_MAX];
@@ -33,6 +34,12 @@ static struct {
 	unsigned char loaded[MODDEP_MAX];
 	char dir[128];
 	int ready;
+	int builtin_read;
+	/* modname.param[=value] from the command line, split once */
+	struct {
+		const char *key, *val;
+	} params[MODPARAMS_MAX];
+	unsigned nparams, params_dropped;
 } m;
 
 /* A file system type and the modules a mount of it needs beyond its own
@@ -49,9 +56,17 @@ static const struct {
 	{ "msdos", "msdos nls_cp437" },
 };
 
+static int read_index(const char *dir, const char *file, char *buf, size_t cap, int required);
+
+/* modules.builtin is only read when a listed name is not in modules.dep. */
 static int is_builtin(const char *name, size_t len)
 {
 	const char *p = m.builtin;
+
+	if (!m.builtin_read) {
+		m.builtin_read = 1;
+		IGNORE(read_index(m.dir, "modules.builtin", m.builtin, sizeof(m.builtin), 0)); /* optional */
+	}
 
 	while (*p) {
 		const char *nl = strchr(p, '\n');
@@ -73,39 +88,51 @@ static int is_builtin(const char *name, size_t len)
 	return 0;
 }
 
-struct params_ctx {
-	const struct moddep_entry *e;
-	struct sbuf sb;
-};
-
 static void collect_param(const char *key, const char *val, void *arg)
 {
-	struct params_ctx *pc = arg;
-	const char *dot = strchr(key, '.');
-
-	if (!dot || !modname_eq(key, (size_t)(dot - key), pc->e->name, pc->e->name_len))
+	(void)arg;
+	if (!strchr(key, '.') || strncmp(key, "union.", 6) == 0)
 		return;
-	if (pc->sb.len)
-		sbuf_add(&pc->sb, " ");
-	if (val && strchr(val, ' '))
-		sbuf_addf(&pc->sb, "%s=\"%s\"", dot + 1, val);
-	else if (val)
-		sbuf_addf(&pc->sb, "%s=%s", dot + 1, val);
-	else
-		sbuf_add(&pc->sb, dot + 1);
+	if (m.nparams == MODPARAMS_MAX) {
+		m.params_dropped++;
+		return;
+	}
+	m.params[m.nparams].key = key;
+	m.params[m.nparams].val = val;
+	m.nparams++;
 }
 
-static int load_one(struct boot *b, const char *dir, const struct moddep_entry *e)
+/* "param=value ..." for module e from the command line's e.param=value. */
+static int module_params(const struct moddep_entry *e, char *buf, size_t cap)
+{
+	struct sbuf sb;
+
+	sbuf_init(&sb, buf, cap);
+	for (unsigned i = 0; i < m.nparams; i++) {
+		const char *key = m.params[i].key, *val = m.params[i].val;
+		const char *dot = strchr(key, '.');
+
+		if (!modname_eq(key, (size_t)(dot - key), e->name, e->name_len))
+			continue;
+		if (sb.len)
+			sbuf_add(&sb, " ");
+		if (val && strchr(val, ' '))
+			sbuf_addf(&sb, "%s=\"%s\"", dot + 1, val);
+		else if (val)
+			sbuf_addf(&sb, "%s=%s", dot + 1, val);
+		else
+			sbuf_add(&sb, dot + 1);
+	}
+	return sbuf_done(&sb);
+}
+
+static int load_one(const char *dir, const struct moddep_entry *e)
 {
 	char path[256], params[PARAMS_MAX];
-	struct params_ctx pc = { .e = e };
 	uint64_t t;
 	int fd, rc;
 
-	sbuf_init(&pc.sb, params, sizeof(params));
-	memcpy(m.cmdline, b->cmdline_raw, sizeof(m.cmdline));
-	(void)cmdline_split(m.cmdline, collect_param, &pc);
-	if (sbuf_done(&pc.sb) < 0) {
+	if (module_params(e, params, sizeof(params)) < 0) {
 		log_err("parameters for module %.*s are longer than %d bytes; loading it without them",
 			(int)e->name_len, e->name, PARAMS_MAX);
 		params[0] = '\0';
@@ -126,7 +153,7 @@ static int load_one(struct boot *b, const char *dir, const struct moddep_entry *
 	return rc == -EEXIST ? 0 : rc;
 }
 
-static void load_order(struct boot *b, unsigned count, unsigned *loaded, unsigned *failed)
+static void load_order(unsigned count, unsigned *loaded, unsigned *failed)
 {
 	for (unsigned i = 0; i < count; i++) {
 		const struct moddep_entry *e = &m.md.e[m.order[i]];
@@ -135,7 +162,7 @@ static void load_order(struct boot *b, unsigned count, unsigned *loaded, unsigne
 		if (m.loaded[m.order[i]])
 			continue;
 		m.loaded[m.order[i]] = 1;
-		rc = load_one(b, m.dir, e);
+		rc = load_one(m.dir, e);
 		if (rc < 0) {
 			/* e.g. crc32c_intel on a CPU without SSE4.2: ENODEV, harmless */
 			log_warn("loading module %.*s failed: %s; continuing", (int)e->name_len,
@@ -145,6 +172,27 @@ static void load_order(struct boot *b, unsigned count, unsigned *loaded, unsigne
 			(*loaded)++;
 		}
 	}
+}
+
+/* The next module name of a blank-separated list into name (cap bytes);
+ * returns where the list goes on, or NULL at its end. A name too long for
+ * name is reported and yields "". */
+static const char *next_name(const char *p, char *name, size_t cap)
+{
+	size_t n;
+
+	p += strspn(p, " \t\r\n");
+	n = strcspn(p, " \t\r\n");
+	if (!n)
+		return NULL;
+	name[0] = '\0';
+	if (n >= cap) {
+		log_err("module name \"%.32s...\" is too long; skipping it", p);
+	} else {
+		memcpy(name, p, n);
+		name[n] = '\0';
+	}
+	return p + n;
 }
 
 static int read_index(const char *dir, const char *file, char *buf, size_t cap, int required)
@@ -169,7 +217,7 @@ static int read_index(const char *dir, const char *file, char *buf, size_t cap, 
 void modules_load(struct boot *b)
 {
 	struct utsname u;
-	char *dir = m.dir, *p;
+	char *dir = m.dir, name[64];
 	unsigned count = 0, loaded = 0, failed = 0, builtin = 0, deferred = 0;
 	int rc;
 
@@ -185,7 +233,6 @@ void modules_load(struct boot *b)
 	if (read_index(dir, "modules.dep", m.dep, sizeof(m.dep), 1) < 0)
 		return;
 	IGNORE(read_index(dir, "modules.softdep", m.softdep, sizeof(m.softdep), 0)); /* optional */
-	IGNORE(read_index(dir, "modules.builtin", m.builtin, sizeof(m.builtin), 0)); /* optional */
 	rc = moddep_parse(&m.md, m.dep, m.softdep);
 	if (rc < 0) {
 		log_err("%s/modules.dep is malformed (%s); no modules will be loaded", dir,
@@ -194,23 +241,18 @@ void modules_load(struct boot *b)
 	}
 	m.ready = 1;
 
-	cmdline_strip_comments(m.list);
-	for (p = m.list; *p;) {
-		size_t n;
-		char name[64];
+	memcpy(m.cmdline, b->cmdline_raw, sizeof(m.cmdline));
+	(void)cmdline_split(m.cmdline, collect_param, NULL);
+	if (m.params_dropped)
+		log_err("more than %d module parameters on the command line; %u are not passed on",
+			MODPARAMS_MAX, m.params_dropped);
 
-		p += strspn(p, " \t\r\n");
-		n = strcspn(p, " \t\r\n");
+	cmdline_strip_comments(m.list);
+	for (const char *p = m.list; (p = next_name(p, name, sizeof(name))) != NULL;) {
+		size_t n = strlen(name);
+
 		if (!n)
-			break;
-		if (n >= sizeof(name)) {
-			log_err("module name \"%.32s...\" is too long; skipping it", p);
-			p += n;
 			continue;
-		}
-		memcpy(name, p, n);
-		name[n] = '\0';
-		p += n;
 		rc = moddep_find(&m.md, name, n);
 		if (rc >= 0 && strncmp(m.md.e[rc].path, "kernel/fs/", 10) == 0) {
 			deferred++;
@@ -225,46 +267,41 @@ void modules_load(struct boot *b)
 			failed++;
 		}
 	}
-	load_order(b, count, &loaded, &failed);
+	load_order(count, &loaded, &failed);
 	b->t_modules = sys_now_ms();
 	log_info("modules: %u loaded, %u built in, %u failed, %u file systems on demand (%llu ms)",
 		 loaded, builtin, failed, deferred,
 		 (unsigned long long)(b->t_modules - b->t_start));
 }
 
-static void load_names(struct boot *b, const char *names)
+static void load_names(const char *names)
 {
 	unsigned count = 0, loaded = 0, failed = 0;
+	char name[64];
 
-	while (*names) {
-		size_t n = strcspn(names, " ");
-		char name[64];
-		int rc;
+	while ((names = next_name(names, name, sizeof(name))) != NULL) {
+		int rc = name[0] ? moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX) : 0;
 
-		if (n && n < sizeof(name)) {
-			memcpy(name, names, n);
-			name[n] = '\0';
-			rc = moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX);
-			if (rc < 0 && rc != -ENOENT)
-				log_warn("module %s: %s", name, strerror(-rc));
-		}
-		names += n;
-		names += strspn(names, " ");
+		/* a type without a module (built in, or not carried) fails at
+		 * its mount, which names the device and the reason */
+		if (rc < 0 && rc != -ENOENT)
+			log_warn("module %s: %s", name, strerror(-rc));
 	}
-	load_order(b, count, &loaded, &failed);
+	load_order(count, &loaded, &failed);
 	if (loaded || failed)
 		log_debug("on demand: %u module(s) loaded, %u failed", loaded, failed);
 }
 
 void modules_for_fs(struct boot *b, const char *type)
 {
+	(void)b;
 	if (!m.ready || !type || !type[0])
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(fs_modules); i++) {
 		if (strcmp(fs_modules[i].type, type) == 0) {
-			load_names(b, fs_modules[i].modules);
+			load_names(fs_modules[i].modules);
 			return;
 		}
 	}
-	load_names(b, type);
+	load_names(type);
 }
