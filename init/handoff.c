@@ -16,6 +16,7 @@
 #include "boot.h"
 #include "branch.h"
 #include "crashpoint.h"
+#include "fdcopy.h"
 #include "log.h"
 #include "rmtree.h"
 #include "sbuf.h"
@@ -41,8 +42,8 @@ static int usable_init(int root, const char *path)
 
 static int copy_file(const char *src, const char *dst, mode_t mode)
 {
-	char buf[16384];
-	int in, out, rc = 0;
+	static char buf[16384];
+	int in, out, rc;
 
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
@@ -53,27 +54,7 @@ static int copy_file(const char *src, const char *dst, mode_t mode)
 		close(in);
 		return rc;
 	}
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf)), w = 0;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = n < 0 ? -errno : 0;
-			break;
-		}
-		while (w < n) {
-			ssize_t k = write(out, buf + w, (size_t)(n - w));
-
-			if (k < 0) {
-				rc = -errno;
-				break;
-			}
-			w += k;
-		}
-		if (rc)
-			break;
-	}
+	rc = fd_copy(in, out, FDCOPY_ALL, buf, sizeof(buf), NULL, NULL);
 	close(in);
 	if (close(out) < 0 && !rc)
 		rc = -errno;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "fdcopy.h"
 #include "log.h"
 #include "loopdev.h"
 #include "media.h"
@@ -76,39 +77,17 @@ static int level_fd(const struct chain *c)
 	return open(c->lv[c->n - 1].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-/* Copies n bytes from in to out, telling the console every few seconds. */
-static int copy_with_progress(int in, int out, uint64_t n, const char *role)
+struct progress {
+	const char *role;
+	uint64_t total;
+};
+
+static void toram_tick(uint64_t done, void *ctx)
 {
-	static char buf[128 * 1024];
-	uint64_t done = 0, next = sys_now_ms() + 2000;
+	const struct progress *p = ctx;
 
-	while (done < n) {
-		size_t want = n - done < sizeof(buf) ? (size_t)(n - done) : sizeof(buf);
-		ssize_t r = read(in, buf, want), w = 0;
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -EIO; /* the medium is shorter than it said */
-		while (w < r) {
-			ssize_t k = write(out, buf + w, (size_t)(r - w));
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0)
-				return -errno;
-			w += k;
-		}
-		done += (uint64_t)r;
-		if (sys_now_ms() >= next) {
-			log_note("%s: copying to RAM: %llu of %llu MiB", role,
-				 (unsigned long long)(done >> 20), (unsigned long long)(n >> 20));
-			next = sys_now_ms() + 2000;
-		}
-	}
-	return 0;
+	log_note("%s: copying to RAM: %llu of %llu MiB", p->role, (unsigned long long)(done >> 20),
+		 (unsigned long long)(p->total >> 20));
 }
 
 /* union.toram: the image behind fd into a tmpfs of its own. Returns a
@@ -148,8 +127,12 @@ static int toram_copy(int fd, uint64_t size, const char *role)
 	log_note("%s: union.toram: copying %llu MiB to RAM", role, (unsigned long long)(size >> 20));
 	if (rc == 0 && lseek(fd, 0, SEEK_SET) < 0)
 		rc = -errno;
-	if (rc == 0)
-		rc = copy_with_progress(fd, out, size, role);
+	if (rc == 0) {
+		static char buf[128 * 1024];
+		struct progress p = { role, size };
+
+		rc = fd_copy(fd, out, size, buf, sizeof(buf), toram_tick, &p);
+	}
 	if (out >= 0)
 		close(out);
 	if (rc == 0) {
