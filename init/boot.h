@@ -43,6 +43,7 @@ struct boot {
 	const char *backend;               /* "overlay", "bind (read-only)" */
 	char overlay_opts[1024];
 	int reset_applied;
+	int trash_pending;                 /* the trash holds something: clean it after the switch */
 	const char *reset_why;
 	unsigned reset_kept, reset_refused;
 

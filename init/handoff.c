@@ -76,12 +76,13 @@ static void runtime_copies(void)
 }
 
 /* Deletes the old writable tree after the switch, in a child, so a reset
- * costs the same for ten files as for a million. */
+ * costs the same for ten files as for a million. Whatever the backend; and
+ * no child at all on the usual boot with an empty trash. */
 static void trash_in_background(struct boot *b)
 {
 	pid_t pid;
 
-	if (b->upper_kind == UPPER_NONE || !b->backend || strcmp(b->backend, "overlay") != 0)
+	if (!b->trash_pending || !b->backend)
 		return;
 	pid = fork();
 	if (pid != 0) {
@@ -91,10 +92,11 @@ static void trash_in_background(struct boot *b)
 		return;
 	}
 	{
-		int rw = open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		int rc = rw < 0 ? -errno : branch_trash_empty(rw);
+		int rw, rc;
 
 		IGNORE(nice(10)); /* best effort: stay out of the real init's way */
+		rw = open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		rc = rw < 0 ? -errno : branch_trash_empty(rw);
 		if (rc < 0 && rc != -ENOENT)
 			log_warn("emptying %s/.unionroot/trash failed: %s; the next boot tries again",
 				 RWDIR, strerror(-rc));
@@ -191,14 +193,22 @@ NORETURN void handoff(struct boot *b)
 		int rc = noinitramfs_switch();
 
 		if (rc < 0) {
-			log_err("pivot_root into the union failed: %s", strerror(-rc));
-			rescue_fatal(b, "switching to the new root failed");
+			char why[96];
+
+			IGNORE(strfmt(why, sizeof(why), "pivot_root into the union failed: %s",
+				      strerror(-rc))); /* fits */
+			rescue_fatal(b, why);
 		}
 	} else {
 		free_initramfs();
 		if (chdir(NEWROOT) < 0 || sys_mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
-		    chroot(".") < 0 || chdir("/") < 0)
-			rescue_fatal(b, "switching to the new root failed");
+		    chroot(".") < 0 || chdir("/") < 0) {
+			char why[96];
+
+			IGNORE(strfmt(why, sizeof(why), "switching to the new root failed: %s",
+				      strerror(errno))); /* fits */
+			rescue_fatal(b, why);
+		}
 	}
 	trash_in_background(b);
 	early_restore();

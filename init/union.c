@@ -51,8 +51,13 @@ static void mount_lowers(struct boot *b)
 		IGNORE(strfmt(lower_dirs[i], sizeof(lower_dirs[i]), RUNDIR "/lower/%u", i)); /* fits */
 		if (b->pivot) {
 			rc = noinitramfs_lower(lower_dirs[i]);
-			if (rc < 0)
-				rescue_fatal(b, "cannot bind the running root as the read-only layer");
+			if (rc < 0) {
+				IGNORE(strfmt(why, sizeof(why),
+					      "binding the running root read-only to %s failed: %s",
+					      lower_dirs[i], strerror(-rc))); /* fits */
+				rescue_fatal(b, why);
+			}
+			lower_paths[i] = lower_dirs[i];
 			continue;
 		}
 		rc = sys_mkdir_p(lower_dirs[i], 0755);
@@ -80,9 +85,6 @@ static void mount_lowers(struct boot *b)
 			 lower_dirs[i]);
 		lower_paths[i] = lower_dirs[i];
 	}
-	b->nlower_id = b->nlower;
-	for (unsigned i = 0; i < b->nlower && b->nlower_id; i++)
-		lower_identity(b, i);
 }
 
 static void say_log(int level, const char *msg, void *ctx)
@@ -137,6 +139,10 @@ static int control_state(struct boot *b, int rw, struct reset_env *env, struct u
 		log_err("control state .unionroot/%s on %s is %s; starting it afresh (boot counter 0, no layer identity known)",
 			STATE_FILE, b->upper_dev,
 			rc == -EINVAL ? "damaged" : rc == -EFBIG ? "oversized" : strerror(-rc));
+	/* identities only matter to a persistent branch: read them here */
+	b->nlower_id = b->nlower;
+	for (unsigned i = 0; i < b->nlower && b->nlower_id; i++)
+		lower_identity(b, i);
 	state_clear(&now);
 	now.nlower = b->nlower_id;
 	for (unsigned i = 0; i < b->nlower_id && i < STATE_LOWER_MAX; i++)
@@ -287,18 +293,17 @@ static int writable_branch(struct boot *b)
 		log_note("factory reset (%s): the old writable tree is set aside, %u keep path(s) carried over%s; it is deleted after the switch",
 			 b->reset_why, res.kept, res.refused ? ", some refused (see above)" : "");
 	}
-	if (b->upper_kind == UPPER_DEVICE) {
-		rc = state_save(rw, &next);
-		if (rc < 0)
-			log_err("saving the control state on %s failed: %s; boot counting and upgrade detection miss this boot",
-				b->upper_dev, strerror(-rc));
-	}
-	if (b->upper_kind == UPPER_DEVICE)
-		IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "persistent on %s (%s)",
-			      b->upper_dev, type)); /* fits: short names */
-	if (b->upper_kind == UPPER_DEVICE)
-		warn_full(b, rw);
-	if (b->upper_kind == UPPER_DEVICE && b->cfg.session_volatile && !b->copyup) {
+	b->trash_pending = res.trash_pending || res.reset_done;
+	if (b->upper_kind != UPPER_DEVICE)
+		return rw;
+	rc = state_save(rw, &next);
+	if (rc < 0)
+		log_err("saving the control state on %s failed: %s; boot counting and upgrade detection miss this boot",
+			b->upper_dev, strerror(-rc));
+	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "persistent on %s (%s)",
+		      b->upper_dev, type)); /* fits: short names */
+	warn_full(b, rw);
+	if (b->cfg.session_volatile && !b->copyup) {
 		close(rw);
 		go_session(b);
 		return -EAGAIN;
@@ -329,7 +334,7 @@ static int mount_overlay(struct boot *b, int with_upper)
 	if (b->session_layer) /* whiteouts and opaque dirs in it keep their meaning */
 		lowers[n++] = SAVEDIR "/upper";
 	for (unsigned i = 0; i < b->nlower; i++)
-		lowers[n++] = lower_dirs[i];
+		lowers[n++] = lower_paths[i];
 	rc = overlay_options(b->overlay_opts, sizeof(b->overlay_opts), lowers, n,
 			     with_upper ? RWDIR "/upper" : NULL, with_upper ? RWDIR "/work" : NULL);
 	if (rc < 0)
@@ -353,6 +358,7 @@ void union_build(struct boot *b)
 	}
 	if (rw >= 0 && b->copyup) {
 		IGNORE(copyup_root(b, rw)); /* logged; without a backend the layer is bound read-only */
+		b->trash_pending = 1; /* merges and restores move replaced files to the trash */
 		close(rw);
 		rw = -1;
 	}
@@ -393,8 +399,13 @@ void union_build(struct boot *b)
 			b->backend = "overlay (read-only)";
 		} else {
 			rc = sys_mount(lower_dirs[0], NEWROOT, NULL, MS_BIND, NULL);
-			if (rc < 0)
-				rescue_fatal(b, "cannot bind the read-only layer to /newroot");
+			if (rc < 0) {
+				char why[160];
+
+				IGNORE(strfmt(why, sizeof(why), "binding the read-only layer to %s failed: %s",
+					      NEWROOT, strerror(-rc))); /* fits */
+				rescue_fatal(b, why);
+			}
 			b->backend = "bind (read-only)";
 			b->overlay_opts[0] = '\0';
 		}
