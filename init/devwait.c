@@ -204,6 +204,71 @@ static void list_found(struct boot *b)
 	log_err("block devices found: %s", b->devs.n ? line : "none");
 }
 
+/* A SPEC that cannot be resolved: the writable branch takes union.onfail,
+ * a read-only layer the rescue path (after listing what was found). */
+static void want_failed(struct boot *b, struct want *w, char *why, size_t whylen)
+{
+	char text[SPEC_VALUE_MAX + 16];
+
+	w->done = -1;
+	IGNORE(spec_format(w->spec, text, sizeof(text))); /* message only */
+	if (is_upper(b, w)) {
+		if (!why[0])
+			IGNORE(strfmt(why, whylen, "writable device %s not found", text));
+		onfail(b, why);
+		return;
+	}
+	if (!why[0]) {
+		list_found(b);
+		if (w->spec->kind == SPEC_AUTO)
+			IGNORE(strfmt(why, whylen, "%s: no %sdevice holds %s (auto)", w->role,
+				      b->cfg.scan == SCAN_REMOVABLE ? "removable " : "", b->cfg.image));
+		else
+			IGNORE(strfmt(why, whylen, "%s %s not found", w->role, text));
+	}
+	rescue_fatal(b, why);
+}
+
+/* Every few seconds: what is still awaited, and for how long. */
+static void say_waiting(const struct want *w, unsigned nw, uint64_t now)
+{
+	char text[SPEC_VALUE_MAX + 16];
+
+	for (unsigned i = 0; i < nw; i++) {
+		if (w[i].done)
+			continue;
+		IGNORE(spec_format(w[i].spec, text, sizeof(text))); /* message only */
+		if (w[i].deadline_ms == UINT64_MAX)
+			log_note("waiting for %s %s (no deadline: rootwait)", w[i].role, text);
+		else
+			log_note("waiting for %s %s (%llu s left)", w[i].role, text,
+				 (unsigned long long)((w[i].deadline_ms - now + 999) / 1000));
+	}
+}
+
+/* Sleeps until a uevent, the next deadline, the next progress line, or a
+ * second (the rescan covers events lost before the socket existed). */
+static void sleep_until_event(int sock, const struct want *w, unsigned nw, uint64_t now,
+			      uint64_t next_progress)
+{
+	uint64_t soonest = next_progress;
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+
+	for (unsigned i = 0; i < nw; i++)
+		if (!w[i].done && w[i].deadline_ms < soonest)
+			soonest = w[i].deadline_ms;
+	if (soonest > now + 1000)
+		soonest = now + 1000;
+	if (sock < 0 && soonest > now + 250)
+		soonest = now + 250;
+	if (soonest <= now)
+		return;
+	if (sock < 0)
+		usleep((useconds_t)(soonest - now) * 1000u);
+	else if (poll(&pfd, 1, (int)(soonest - now)) > 0)
+		uevent_drain(sock);
+}
+
 static uint64_t deadline_for(const struct boot *b, const struct spec *s, uint64_t now)
 {
 	int secs = s->deadline >= 0 ? s->deadline : config_wait(&b->cfg);
@@ -237,11 +302,14 @@ void devices_wait(struct boot *b)
 		w[nw++] = (struct want){ &b->upper, "writable branch", b->upper_dev, b->upper_type,
 					 deadline_for(b, &b->upper, now), 0 };
 	for (unsigned i = 0; i < nw; i++) {
+		char why[200];
+
 		if (supported(w[i].spec, is_upper(b, &w[i])))
 			continue;
 		IGNORE(spec_format(w[i].spec, text, sizeof(text))); /* message only */
-		w[i].deadline_ms = 0; /* fails below, with its own message */
-		log_err("%s: SPEC %s is not supported by this build", w[i].role, text);
+		IGNORE(strfmt(why, sizeof(why), "%s: SPEC %s is not supported by this build",
+			      w[i].role, text)); /* may cut a long SPEC */
+		want_failed(b, &w[i], why, sizeof(why));
 	}
 
 	for (;;) {
@@ -257,68 +325,21 @@ void devices_wait(struct boot *b)
 			why[0] = '\0';
 			if (w[i].done)
 				continue;
-			if (w[i].deadline_ms) {
-				rc = try_resolve(b, &w[i], why, sizeof(why));
-				if (rc > 0)
-					continue;
-			}
+			if (try_resolve(b, &w[i], why, sizeof(why)) > 0)
+				continue;
 			if (!why[0] && now < w[i].deadline_ms) {
 				pending++;
 				continue;
 			}
-			w[i].done = -1;
-			IGNORE(spec_format(w[i].spec, text, sizeof(text))); /* message only */
-			if (is_upper(b, &w[i])) {
-				if (!why[0])
-					IGNORE(strfmt(why, sizeof(why), "writable device %s not found", text));
-				onfail(b, why);
-				continue;
-			}
-			if (!why[0]) {
-				list_found(b);
-				if (w[i].spec->kind == SPEC_AUTO)
-					IGNORE(strfmt(why, sizeof(why), "%s: no %sdevice holds %s (auto)",
-						      w[i].role, b->cfg.scan == SCAN_REMOVABLE ? "removable " : "",
-						      b->cfg.image));
-				else
-					IGNORE(strfmt(why, sizeof(why), "%s %s not found", w[i].role, text));
-			}
-			rescue_fatal(b, why);
+			want_failed(b, &w[i], why, sizeof(why));
 		}
 		if (!pending)
 			break;
 		if (now >= next_progress) {
-			for (unsigned i = 0; i < nw; i++) {
-				if (w[i].done)
-					continue;
-				IGNORE(spec_format(w[i].spec, text, sizeof(text))); /* message only */
-				if (w[i].deadline_ms == UINT64_MAX)
-					log_note("waiting for %s %s (no deadline: rootwait)", w[i].role, text);
-				else
-					log_note("waiting for %s %s (%llu s left)", w[i].role, text,
-						 (unsigned long long)((w[i].deadline_ms - now + 999) / 1000));
-			}
+			say_waiting(w, nw, now);
 			next_progress = now + PROGRESS_MS;
 		}
-		{
-			uint64_t soonest = next_progress;
-			struct pollfd pfd = { .fd = sock, .events = POLLIN };
-
-			for (unsigned i = 0; i < nw; i++)
-				if (!w[i].done && w[i].deadline_ms < soonest)
-					soonest = w[i].deadline_ms;
-			/* a rescan every second covers events lost before the socket existed */
-			if (soonest > now + 1000)
-				soonest = now + 1000;
-			if (sock < 0 && soonest > now + 250)
-				soonest = now + 250;
-			if (sock >= 0) {
-				if (poll(&pfd, 1, (int)(soonest - now)) > 0)
-					uevent_drain(sock);
-			} else {
-				usleep((useconds_t)(soonest - now) * 1000u);
-			}
-		}
+		sleep_until_event(sock, w, nw, now, next_progress);
 	}
 	if (sock >= 0)
 		close(sock);
