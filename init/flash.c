@@ -44,8 +44,26 @@ static int find_part(const char *want, struct mtd_part *part)
 	return mtd_find(proc_mtd, want, part);
 }
 
-/* Reads the head of every eraseblock through /dev/mtdN (bad NAND blocks
- * skipped) and folds the verdicts; -errno when it cannot read. */
+/* What eraseblock off holds: its first bytes tell a jffs2 node, UBI or
+ * foreign data; only a block that starts erased needs its whole head read
+ * to be called erased. A jffs2 in use is judged from 16 bytes a block. */
+static int classify_block(int fd, uint64_t off, size_t len, uint8_t *head)
+{
+	size_t first = len < 16 ? len : 16;
+	int kind;
+
+	if (pread(fd, head, first, (off_t)off) != (ssize_t)first)
+		return -EIO;
+	kind = flash_classify(head, first);
+	if (kind != FLASH_ERASED || first == len)
+		return kind;
+	if (pread(fd, head, len, (off_t)off) != (ssize_t)len)
+		return -EIO;
+	return flash_classify(head, len);
+}
+
+/* Judges every eraseblock through /dev/mtdN (bad NAND blocks skipped) and
+ * folds the verdicts; -errno when it cannot read. */
 static int scan_part(const struct mtd_part *p)
 {
 	static uint8_t head[HEAD_BYTES];
@@ -61,14 +79,16 @@ static int scan_part(const struct mtd_part *p)
 		return -errno;
 	for (uint64_t off = 0; off + len <= p->size; off += p->erasesize) {
 		loff_t at = (loff_t)off;
+		int kind;
 
 		if (ioctl(fd, MEMGETBADBLOCK, &at) > 0)
 			continue;
-		if (pread(fd, head, len, (off_t)off) != (ssize_t)len) {
-			rc = -EIO;
+		kind = classify_block(fd, off, len, head);
+		if (kind < 0) {
+			rc = kind;
 			break;
 		}
-		counts[flash_classify(head, len)]++;
+		counts[kind]++;
 		if (counts[FLASH_DATA])
 			break; /* the verdict cannot change any more */
 	}
