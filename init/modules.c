@@ -12,6 +12,7 @@
 
 #include "boot.h"
 #include "cmdline.h"
+#include "lines.h"
 #include "log.h"
 #include "moddep.h"
 #include "sbuf.h"
@@ -68,22 +69,17 @@ static int is_builtin(const char *name, size_t len)
 		IGNORE(read_index(m.dir, "modules.builtin", m.builtin, sizeof(m.builtin), 0)); /* optional */
 	}
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t linelen = nl ? (size_t)(nl - p) : strlen(p);
-		const char *base = p;
+	struct line l;
 
-		for (size_t i = 0; i < linelen; i++)
-			if (p[i] == '/')
-				base = p + i + 1;
-		{
-			size_t blen = (size_t)(p + linelen - base);
-			const char *dot = memchr(base, '.', blen);
+	while (line_next(&p, &l)) {
+		const char *base = l.s, *dot;
 
-			if (dot && modname_eq(base, (size_t)(dot - base), name, len))
-				return 1;
-		}
-		p += linelen + (nl ? 1 : 0);
+		for (size_t i = 0; i < l.len; i++)
+			if (l.s[i] == '/')
+				base = l.s + i + 1;
+		dot = memchr(base, '.', (size_t)(l.s + l.len - base));
+		if (dot && modname_eq(base, (size_t)(dot - base), name, len))
+			return 1;
 	}
 	return 0;
 }

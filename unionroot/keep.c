@@ -2,6 +2,7 @@
 /* Keep list parsing: a path that could leave the root is refused here, before
  * anything is walked; symlinks are refused while walking (keepcopy.c). */
 #include "keep.h"
+#include "lines.h"
 
 #include <errno.h>
 #include <string.h>
@@ -52,15 +53,14 @@ int keep_add_text(struct keep_list *kl, const char *text,
 		  void (*bad)(const char *line, const char *why, void *ctx), void *ctx)
 {
 	char line[KEEP_PATH_MAX + 1];
+	struct line l;
 	int nbad = 0;
 
-	while (*text) {
-		const char *nl = strchr(text, '\n');
-		size_t n = nl ? (size_t)(nl - text) : strlen(text);
-		const char *s = text, *why;
+	while (line_next(&text, &l)) {
+		const char *s = l.s, *why;
+		size_t n = l.len;
 		int rc;
 
-		text += n + (nl ? 1 : 0);
 		while (n && (*s == ' ' || *s == '\t')) {
 			s++;
 			n--;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "lines.h"
 
 /* The index a string of at most six digits names, or -1. */
 static int index_of(const char *s)
@@ -90,22 +91,20 @@ int mtd_find(const char *proc_mtd, const char *want, struct mtd_part *out)
 {
 	int by_index = index_of(want);
 	const char *p = proc_mtd;
+	struct line l;
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+	while (line_next(&p, &l)) {
 		struct mtd_part part;
 
 		/* the header line "dev:    size   erasesize  name" */
-		if (len && strncmp(p, "dev:", 4) != 0) {
-			if (parse_line(p, len, &part) < 0)
-				return -EINVAL;
-			if (by_index >= 0 ? part.index == by_index : strcmp(part.name, want) == 0) {
-				*out = part;
-				return 0;
-			}
+		if (!l.len || strncmp(l.s, "dev:", 4) == 0)
+			continue;
+		if (parse_line(l.s, l.len, &part) < 0)
+			return -EINVAL;
+		if (by_index >= 0 ? part.index == by_index : strcmp(part.name, want) == 0) {
+			*out = part;
+			return 0;
 		}
-		p += len + (nl ? 1 : 0);
 	}
 	return -ENOENT;
 }

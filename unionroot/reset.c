@@ -19,6 +19,7 @@
 #include "branch.h"
 #include "keepcopy.h"
 #include "log.h"
+#include "lines.h"
 #include "sbuf.h"
 #include "sys.h"
 
@@ -38,21 +39,13 @@ int reset_request_format(const struct reset_req *req, char *buf, size_t cap)
 int reset_request_parse(const char *text, struct reset_req *req)
 {
 	char line[KEEP_PATH_MAX + 16];
+	struct line l;
 	int first = 1;
 
 	memset(req, 0, sizeof(*req));
-	while (*text) {
-		const char *nl = strchr(text, '\n');
-		size_t n;
-
-		if (!nl)
+	while (line_next(&text, &l)) {
+		if (line_copy_strict(&l, line, sizeof(line)) < 0)
 			goto bad;
-		n = (size_t)(nl - text);
-		if (n >= sizeof(line))
-			goto bad;
-		memcpy(line, text, n);
-		line[n] = '\0';
-		text = nl + 1;
 		if (first) {
 			if (strcmp(line, REQUEST_MAGIC) != 0)
 				goto bad;

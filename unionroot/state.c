@@ -15,6 +15,7 @@
 
 #include "branch.h"
 #include "bytes.h"
+#include "lines.h"
 #include "sbuf.h"
 #include "sys.h"
 
@@ -56,21 +57,14 @@ static int valid_id(const char *s)
 int state_parse(const char *text, struct ur_state *st)
 {
 	char line[STATE_ID_MAX + 16];
+	struct line l;
 	int first = 1;
 
 	state_clear(st);
-	while (*text) {
-		const char *nl = strchr(text, '\n');
-		size_t n;
-
-		if (!nl)
-			goto bad; /* every line ends: a cut file is damaged */
-		n = (size_t)(nl - text);
-		if (n >= sizeof(line))
+	while (line_next(&text, &l)) {
+		/* every line ends: a cut file is damaged */
+		if (line_copy_strict(&l, line, sizeof(line)) < 0)
 			goto bad;
-		memcpy(line, text, n);
-		line[n] = '\0';
-		text = nl + 1;
 		if (first) {
 			if (strcmp(line, STATE_MAGIC) != 0)
 				goto bad;
@@ -81,7 +75,7 @@ int state_parse(const char *text, struct ur_state *st)
 		} else if (strncmp(line, "lower ", 6) == 0) {
 			if (st->nlower >= STATE_LOWER_MAX || !valid_id(line + 6))
 				goto bad;
-			memcpy(st->lower[st->nlower++], line + 6, n - 6 + 1);
+			memcpy(st->lower[st->nlower++], line + 6, l.len - 6 + 1);
 		} else {
 			goto bad;
 		}

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+/* The line walker under the state, request, keep and /proc/mtd parsers:
+ * a cut last line is seen as unterminated, and strict copies refuse it. */
+#include <errno.h>
+
+#include "lines.h"
+#include "unit.h"
+
+static void lines_come_out_with_their_lengths(void)
+{
+	const char *p = "one\n\nthree";
+	struct line l;
+
+	CHECK_INT(line_next(&p, &l), 1);
+	CHECK_INT(l.len, 3);
+	CHECK(strncmp(l.s, "one", 3) == 0);
+	CHECK_INT(l.terminated, 1);
+	CHECK_INT(line_next(&p, &l), 1);
+	CHECK_INT(l.len, 0);
+	CHECK_INT(line_next(&p, &l), 1);
+	CHECK_INT(l.len, 5);
+	CHECK_INT(l.terminated, 0);
+	CHECK_INT(line_next(&p, &l), 0);
+}
+
+static void strict_copies_refuse_cut_and_long_lines(void)
+{
+	const char *p = "0123456789\nshort\ncut";
+	char buf[8];
+	struct line l;
+
+	CHECK_INT(line_next(&p, &l), 1);
+	CHECK_INT(line_copy_strict(&l, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(line_next(&p, &l), 1);
+	CHECK_INT(line_copy_strict(&l, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "short");
+	CHECK_INT(line_next(&p, &l), 1);
+	CHECK_INT(line_copy_strict(&l, buf, sizeof(buf)), -EINVAL);
+}
+
+UNIT_SUITE(lines,
+	   { "lines come out with their lengths", lines_come_out_with_their_lengths },
+	   { "strict copies refuse cut and long lines", strict_copies_refuse_cut_and_long_lines });

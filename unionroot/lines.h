@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* Walking a text line by line without copying it, and the bounded copy the
+ * strict state-file parsers need. */
+#ifndef UNIONROOT_LINES_H
+#define UNIONROOT_LINES_H
+
+#include <stddef.h>
+
+#include "defs.h"
+
+struct line {
+	const char *s;   /* not NUL-terminated */
+	size_t len;      /* without the '\n' */
+	int terminated;  /* a '\n' followed it (a cut file's last line has none) */
+};
+
+/* The next line of *p; advances *p past it. 1, or 0 at the end of the text. */
+int line_next(const char **p, struct line *l);
+/* Copies a terminated line into buf (cap bytes) as a string. 0, or -EINVAL
+ * for an unterminated or too long line: state files are all or nothing. */
+int line_copy_strict(const struct line *l, char *buf, size_t cap) WUR;
+
+#endif
