@@ -16,6 +16,7 @@
 #include "boot.h"
 #include "branch.h"
 #include "copyup.h"
+#include "identity.h"
 #include "log.h"
 #include "sbuf.h"
 #include "sys.h"
@@ -135,7 +136,7 @@ int copyup_root(struct boot *b, int rw)
 	uint64_t t0 = sys_now_ms();
 	int img, rc;
 
-	rc = copyup_image_id(b->lower_dev[0], id, sizeof(id));
+	rc = identity_path(b->lower_dev[0], id, sizeof(id));
 	if (rc < 0) {
 		log_err("copy-up: identity of read-only layer %s: %s; booting it read-only",
 			b->lower_dev[0], strerror(-rc));

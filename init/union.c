@@ -14,6 +14,7 @@
 #include "branch.h"
 #include "crashpoint.h"
 #include "decide.h"
+#include "identity.h"
 #include "log.h"
 #include "overlay.h"
 #include "reset.h"
@@ -28,11 +29,8 @@ static const char *lower_paths[SPEC_LIST_MAX];
  * detection off for this boot rather than guess. */
 static void lower_identity(struct boot *b, unsigned i)
 {
-	int fd = open(b->lower_dev[i], O_RDONLY | O_CLOEXEC | O_NOCTTY), rc;
+	int rc = identity_path(b->lower_dev[i], b->lower_id[i], sizeof(b->lower_id[i]));
 
-	rc = fd < 0 ? -errno : state_identity_fd(fd, b->lower_id[i], sizeof(b->lower_id[i]));
-	if (fd >= 0)
-		close(fd);
 	if (rc < 0) {
 		log_warn("read-only layer %u %s: reading its identity failed: %s; upgrade detection is off for this boot",
 			 i + 1, b->lower_dev[i], strerror(-rc));

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "config.h"
 #include "copyup.h"
+#include "identity.h"
 
 static int usage(void)
 {
@@ -42,7 +43,7 @@ int cmd_copyup(int argc, char **argv)
 	if (argc - i != 2 || (!id && !image))
 		return usage();
 	if (!id) {
-		rc = copyup_image_id(image, idbuf, sizeof(idbuf));
+		rc = identity_path(image, idbuf, sizeof(idbuf));
 		if (rc < 0) {
 			fprintf(stderr, "unionroot copyup: identity of %s: %s\n", image, strerror(-rc));
 			return 1;

@@ -89,9 +89,5 @@ int copyup_apply(int img, int rw, const char *image_id, int reset, int upgrade,
 struct stat;
 int copyup_user_state(int udir, const char *name, const struct mrec *base, struct stat *ust);
 
-/* Identity of the read-only image at path (a device or an image file):
- * its size and a hash of its first 64 KiB and last MiB, where squashfs,
- * erofs and ext4 keep superblocks and tables. Constant time. */
-int copyup_image_id(const char *path, char *id, size_t cap) WUR;
 
 #endif

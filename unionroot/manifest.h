@@ -12,12 +12,13 @@
 
 #include "chash.h"
 #include "defs.h"
+#include "identity.h"
 
 #define MF_NAME "manifest"
 #define MF_PATH_MAX 4096                 /* decoded path, with its NUL */
 #define MF_LINE_MAX (4 * MF_PATH_MAX + 128)
 #define MF_FILE_MAX (1ull << 30)
-#define MF_ID_MAX 48
+#define MF_ID_MAX IDENTITY_MAX     /* identity.h */
 #define MF_ERR_MAX 128
 
 /* One path. For a regular file size is its size, for a symlink the target's

@@ -8,13 +8,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <linux/fs.h>
 
 #include "branch.h"
-#include "bytes.h"
 #include "lines.h"
 #include "sbuf.h"
 #include "sys.h"
@@ -130,63 +127,6 @@ int state_save(int rw, const struct ur_state *st)
 	rc = sys_write_file_atomic(dir, STATE_FILE, text, strlen(text), 0600);
 	close(dir);
 	return rc;
-}
-
-/* The mkfs time a superblock records, 0 when this format has none we know. */
-static uint32_t mkfs_time(const unsigned char *buf, size_t len)
-{
-	/* squashfs 4: magic "hsqs" at 0, mkfs_time at 8 */
-	if (span_ok(len, 0, 12) && memcmp(buf, "hsqs", 4) == 0)
-		return get_le32(buf + 8);
-	/* ext2/3/4: superblock at 1024, magic 0xEF53 at +56, s_mkfs_time at +0x108 */
-	if (span_ok(len, 1024 + 0x108, 4) && get_le16(buf + 1024 + 56) == 0xEF53)
-		return get_le32(buf + 1024 + 0x108);
-	return 0;
-}
-
-int state_identity_bytes(const unsigned char *buf, size_t len, unsigned long long size,
-			 char *out, size_t cap)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= buf[i];
-		h *= 0x100000001b3ull;
-	}
-	return strfmt(out, cap, "size=%llu mkfs=%u hash=%016llx", size, mkfs_time(buf, len),
-		      (unsigned long long)h);
-}
-
-int state_identity_fd(int fd, char *out, size_t cap)
-{
-	static unsigned char buf[STATE_ID_BYTES];
-	unsigned long long size = 0;
-	struct stat st;
-	size_t len = 0;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISBLK(st.st_mode)) {
-		uint64_t bytes;
-
-		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0)
-			return -errno;
-		size = bytes;
-	} else {
-		size = (unsigned long long)st.st_size;
-	}
-	while (len < sizeof(buf)) {
-		ssize_t n = pread(fd, buf + len, sizeof(buf) - len, (off_t)len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	return state_identity_bytes(buf, len, size, out, cap);
 }
 
 int state_lowers_changed(const struct ur_state *saved, const struct ur_state *now)

@@ -8,12 +8,12 @@
 #include <stddef.h>
 
 #include "defs.h"
+#include "identity.h"
 
 #define STATE_FILE "state"          /* inside .unionroot */
 #define STATE_TEXT_MAX 2048         /* a longer file is damaged */
 #define STATE_LOWER_MAX 8
-#define STATE_ID_MAX 72             /* "size=N mkfs=N hash=16hex" */
-#define STATE_ID_BYTES 65536        /* hashed from the start of each layer */
+#define STATE_ID_MAX IDENTITY_MAX    /* identity.h */
 
 struct ur_state {
 	unsigned boots;                 /* boots since the last 'unionroot boot-ok' */
@@ -34,13 +34,6 @@ int state_load(int rw, struct ur_state *st) WUR;
 /* Writes it atomically and durably. 0 or -errno. */
 int state_save(int rw, const struct ur_state *st) WUR;
 
-/* Identity of a read-only layer from its device or image fd: its size, the
- * mkfs time its superblock records (squashfs, ext2/3/4; 0 otherwise) and a
- * 64-bit FNV-1a hash of its first STATE_ID_BYTES. 0 or -errno. */
-int state_identity_fd(int fd, char *out, size_t cap) WUR;
-/* The same from bytes in memory (pure; unit tests). */
-int state_identity_bytes(const unsigned char *buf, size_t len, unsigned long long size,
-			 char *out, size_t cap) WUR;
 /* Did a layer change? 1 when the saved identities differ from the current
  * ones (or their count differs), 0 when they match, 0 when nothing was saved
  * yet (a first boot is no upgrade). */
