@@ -31,6 +31,31 @@ expect() {
 # ---- QEMU boots of the board ------------------------------------------------
 OUTDIR=${OUTDIR:-$BUILD/$BOARD}
 
+# scratch NAME: a fresh directory in $T, removed when the script ends.
+scratch() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-$1.XXXXXX")
+	# shellcheck disable=SC2064 # $T is meant to be expanded now
+	trap "rm -rf '$T'" EXIT
+}
+
+# keep_log FILE...: saves a failing boot's console in $BUILD/tests for later
+# reading, named after the test script.
+keep_log() {
+	local f
+	for f; do
+		cp "$f" "$BUILD/tests/$(basename "$0" .sh)-$(basename "$f")" 2>/dev/null
+	done
+	return 0
+}
+
+# Guest commands of the persistence stories: write a file and delete one of
+# the image (change_root VALUE), then tell what the next boot sees.
+change_root() { echo "echo $1 >/root/persist; rm /etc/factory-file"; }
+# shellcheck disable=SC2016 # expanded in the guest
+SHOW_CHANGES='
+	echo "MARK-persist=$(cat /root/persist 2>/dev/null)"
+	[ -e /etc/factory-file ] && echo MARK-factory-back || echo MARK-factory-gone'
+
 # need_qemu NAME: prints a SKIP and returns 1 when the board cannot boot here.
 need_qemu() {
 	local f

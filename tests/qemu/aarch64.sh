@@ -15,19 +15,15 @@ fi
 for f in "$OUTDIR/vmlinuz" "$OUTDIR/initramfs.cpio.gz" "$OUTDIR/rootfs.squashfs"; do
 	[ -f "$f" ] || { skip qemu-aarch64 "$f missing (make initramfs images BOARD=$BOARD)"; exit 0; }
 done
-T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-arm64.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+scratch arm64
 DATA=$T/data.img
 new_data "$DATA"
 export BOOT_TIMEOUT=240
 
 if boot "$T/1.log" "$DATA" '
 	echo "MARK-arch=$(uname -m)"
-	echo hello >/root/persist
-	rm /etc/factory-file' &&
-	boot "$T/2.log" "$DATA" '
-	echo "MARK-persist=$(cat /root/persist)"
-	[ -e /etc/factory-file ] && echo MARK-factory-back || echo MARK-factory-gone' &&
+	'"$(change_root hello)" &&
+	boot "$T/2.log" "$DATA" "$SHOW_CHANGES" &&
 	boot "$T/3.log" "$DATA" '
 	[ -e /root/persist ] && echo MARK-persist-kept || echo MARK-persist-gone
 	echo "MARK-factory=$(cat /etc/factory-file)"' --reset; then
@@ -39,5 +35,5 @@ if boot "$T/1.log" "$DATA" '
 	expect "arm64: union.reset=1 drops the user's files" "$T/3.log" '^MARK-persist-gone'
 else
 	fail "arm64 boots" "no clean boot (see $T/1.log, $T/2.log, $T/3.log)"
-	cp "$T"/*.log "$BUILD/tests/" 2>/dev/null
+	keep_log "$T"/*.log
 fi

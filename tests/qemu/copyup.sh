@@ -8,17 +8,13 @@
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-copyup || exit 0
-T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-copyup.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+scratch copyup
 DATA=$T/data.img
 new_data "$DATA"
 CU=union.mode=copyup
-keep_log() { cp "$1" "$BUILD/tests/qemu-copyup-$(basename "$1")" 2>/dev/null; }
 
 # 1. first boot: the image is copied into upper/, the root is a bind of it
-if boot "$T/1.log" "$DATA" '
-	echo hello >/root/persist
-	rm /etc/factory-file
+if boot "$T/1.log" "$DATA" "$(change_root hello)"'
 	/run/unionroot/bin/unionroot status | sed "s/^/STATUS: /"
 	echo MARK-written' --append "$CU"; then
 	expect "union.mode=copyup boots with the copy-up backend" "$T/1.log" '^STATUS: backend=copyup \(union.mode=copyup\)$'
@@ -30,9 +26,7 @@ else
 fi
 
 # 2. same image: nothing to copy; the write and the deletion persist
-if boot "$T/2.log" "$DATA" '
-	echo "MARK-persist=$(cat /root/persist)"
-	[ -e /etc/factory-file ] && echo MARK-factory-back || echo MARK-factory-gone
+if boot "$T/2.log" "$DATA" "$SHOW_CHANGES"'
 	ls -la /run/unionroot/rw/upper/etc/ | grep -c factory | sed "s/^/MARK-upper-entries=/"
 	/run/unionroot/bin/unionroot diff | sed "s/^/DIFF: /"' --append "$CU"; then
 	expect "copy-up: a file written survives the next boot" "$T/2.log" '^MARK-persist=hello'

@@ -18,8 +18,7 @@ if ! "$ROOT_DIR/board/$BOARD/images" "$OUTDIR" debian >"$BUILD/tests/debian-imag
 	fi
 	exit 0
 fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-debian.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+scratch debian
 truncate -s 256M "$T/data.img"
 mkfs.ext4 -q -F -L data "$T/data.img"
 
@@ -31,6 +30,6 @@ if BOOT_TIMEOUT=300 boot "$T/1.log" "$T/data.img" '
 	expect "the Debian root is an overlay" "$T/1.log" '^real-init: root: overlay / overlay rw'
 	expect "a change on the Debian root survives a reboot" "$T/2.log" '^MARK-persist=debian-persist'
 else
-	cp "$T"/*.log "$BUILD/tests/" 2>/dev/null
+	keep_log "$T"/*.log
 	fail "a Debian root with systemd boots on the union" "no clean boot (logs in $BUILD/tests/)"
 fi

@@ -11,17 +11,13 @@ BOARD=qemu-x86_64-flash
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-flash || exit 0
-T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-flash.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+scratch flash
 erased() { head -c 8M /dev/zero | tr '\0' '\377' >"$1"; }
-keep_log() { cp "$1" "$BUILD/tests/qemu-flash-$(basename "$1")" 2>/dev/null; }
 
 # --- jffs2 on erased flash -------------------------------------------------
 F=$T/flash.img
 erased "$F"
-if boot "$T/j1.log" "$F" '
-	echo settings >/root/persist
-	rm /etc/factory-file
+if boot "$T/j1.log" "$F" "$(change_root settings)"'
 	grep " /run/unionroot/rw " /proc/mounts | sed "s/^/MOUNT: /"'; then
 	expect "erased flash is found as an empty jffs2" "$T/j1.log" 'mtd:rootfs_data is /dev/mtdblock0 \(mtd0, erased flash: mounts as an empty jffs2\)'
 	expect "the first boot on erased flash runs on an overlay root" "$T/j1.log" '^real-init: root: overlay / overlay rw'
@@ -31,9 +27,7 @@ else
 	fail "jffs2 first boot" "no clean boot (see $T/j1.log)"
 	keep_log "$T/j1.log"
 fi
-if boot "$T/j2.log" "$F" '
-	echo "MARK-persist=$(cat /root/persist)"
-	[ -e /etc/factory-file ] && echo MARK-factory-back || echo MARK-factory-gone'; then
+if boot "$T/j2.log" "$F" "$SHOW_CHANGES"; then
 	expect "settings on jffs2 survive a reboot" "$T/j2.log" '^MARK-persist=settings'
 	expect "a file deleted from the image stays deleted on jffs2" "$T/j2.log" '^MARK-factory-gone'
 else
@@ -77,10 +71,8 @@ fi
 U=$T/ubi.img
 erased "$U"
 UBI='union.ubi=mtd:rootfs_data union.upper=ubi:rootfs_data'
-if boot "$T/u1.log" "$U" 'echo ubi-settings >/root/persist; rm /etc/factory-file' --append "$UBI" &&
-	boot "$T/u2.log" "$U" '
-	echo "MARK-persist=$(cat /root/persist)"
-	[ -e /etc/factory-file ] && echo MARK-factory-back || echo MARK-factory-gone' --append "$UBI"; then
+if boot "$T/u1.log" "$U" "$(change_root ubi-settings)" --append "$UBI" &&
+	boot "$T/u2.log" "$U" "$SHOW_CHANGES" --append "$UBI"; then
 	expect "union.ubi= attaches the MTD partition" "$T/u1.log" 'UBI: attached mtd:rootfs_data \(mtd0\) as ubi0'
 	expect "the first UBI boot creates the volume" "$T/u1.log" 'UBI: created volume "rootfs_data" on ubi0'
 	expect "the UBI volume is the writable branch, as ubifs" "$T/u1.log" '^real-init: status: upper_state=persistent on ubi0_0 \(ubifs\)'

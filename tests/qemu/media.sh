@@ -14,10 +14,8 @@ for tool in xorriso mksquashfs sfdisk mkfs.vfat mcopy; do
 		exit 0
 	fi
 done
-T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-media.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+scratch media
 ROOTFS=$OUTDIR/rootfs.squashfs
-keep_log() { cp "$1" "$BUILD/tests/qemu-media-$(basename "$1")" 2>/dev/null; }
 
 # ---- media, made from the demo root ----------------------------------------
 # the top layer: replaces /etc/hostname, hides /etc/factory-file (an overlay

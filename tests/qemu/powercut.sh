@@ -8,8 +8,7 @@
 # factory tree, never a mix, and come up clean.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
-T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-qemu-powercut.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+scratch powercut
 U=/run/unionroot/bin/unionroot
 CUTS=${POWERCUT_CUTS:-5}
 
@@ -47,7 +46,7 @@ series() {
 		cut=$((cut + 1))
 		if ! boot "$T/setup$cut.log" "$DATA" "$SETUP" --cache none || ! grep -q '^MARK-requested' "$T/setup$cut.log"; then
 			fail "$name: power cut $cut: the user's tree and a reset request are set up" "see $T/setup$cut.log"
-			cp "$T/setup$cut.log" "$BUILD/tests/" 2>/dev/null
+			keep_log "$T/setup$cut.log"
 			bad=1
 			break
 		fi
@@ -57,7 +56,7 @@ series() {
 			--timeout "$delay" --log "$T/cut$cut.log" >/dev/null 2>&1
 		if ! boot "$T/after$cut.log" "$DATA" "$PROBE" --cache none; then
 			fail "$name: power cut $cut at ${delay} s: the next boot is clean" "see $BUILD/tests/"
-			cp "$T/cut$cut.log" "$T/after$cut.log" "$BUILD/tests/" 2>/dev/null
+			keep_log "$T/cut$cut.log" "$T/after$cut.log"
 			bad=1
 			continue
 		fi
@@ -67,7 +66,7 @@ series() {
 		old | factory) ;;
 		*)
 			fail "$name: power cut $cut at ${delay} s: the next boot is old or factory" "$state"
-			cp "$T/cut$cut.log" "$T/after$cut.log" "$BUILD/tests/" 2>/dev/null
+			keep_log "$T/cut$cut.log" "$T/after$cut.log"
 			bad=1
 			;;
 		esac

@@ -8,13 +8,9 @@
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-reset || exit 0
-T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-qemu-reset.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+scratch reset
 U=/run/unionroot/bin/unionroot
 TEST_INITRD=$OUTDIR/initramfs-test.cpio.gz
-keep() { # save a failing boot's console for later reading
-	cp "$1" "$BUILD/tests/qemu-reset-$(basename "$1")" 2>/dev/null
-}
 
 # The user's tree every story starts from: data to lose, data to keep.
 SETUP='
@@ -51,8 +47,8 @@ if boot "$T/k1.log" "$DATA" "$SETUP"'
 	expect "a file deleted from the image comes back" "$T/k2.log" '^MARK-factory=factory'
 else
 	fail "reset --keep" "no clean boot (see $T/k1.log, $T/k2.log)"
-	keep "$T/k1.log"
-	keep "$T/k2.log"
+	keep_log "$T/k1.log"
+	keep_log "$T/k2.log"
 fi
 
 # 2. crash points: the reset boot dies right after each step (sysrq b, no
@@ -67,7 +63,7 @@ if boot "$T/c0.log" "$BASE" "$SETUP"; then
 		if ! grep -q "test crash point: stopping dead after step \"$step\"" "$T/c-$step-a.log" ||
 			grep -q '^MARK-survived-the-crash' "$T/c-$step-a.log"; then
 			fail "crash after $step" "the boot did not stop dead there (see $T/c-$step-a.log)"
-			keep "$T/c-$step-a.log"
+			keep_log "$T/c-$step-a.log"
 			continue
 		fi
 		if boot "$T/c-$step-b.log" "$T/c-$step.img" "$PROBE"; then
@@ -79,11 +75,11 @@ if boot "$T/c0.log" "$BASE" "$SETUP"; then
 				pass "a reset cut dead after \"$step\" is finished by the next boot: factory with keeps, clean"
 			else
 				fail "crash after $step" "the next boot is not factory-and-clean: $(grep '^MARK-' "$T/c-$step-b.log" | tr '\n' ' ')"
-				keep "$T/c-$step-b.log"
+				keep_log "$T/c-$step-b.log"
 			fi
 		else
 			fail "crash after $step" "no clean boot after the crash (see $T/c-$step-b.log)"
-			keep "$T/c-$step-b.log"
+			keep_log "$T/c-$step-b.log"
 		fi
 	done
 	boot "$T/c-bad.log" "$BASE" 'echo MARK-booted' --append union.test.crashafter=aside
@@ -91,7 +87,7 @@ if boot "$T/c0.log" "$BASE" "$SETUP"; then
 		'ignoring union.test.crashafter="aside": only test builds honour it'
 else
 	fail "crash points" "no clean setup boot (see $T/c0.log)"
-	keep "$T/c0.log"
+	keep_log "$T/c0.log"
 fi
 
 # 3. union.maxfails=2: two boots without boot-ok, the third is failsafe;
@@ -118,7 +114,7 @@ if [ $ok = 1 ] && boot "$T/f3.log" "$DATA" "$FS"'
 	expect "after boot-ok the next boot is normal with the saved changes" "$T/f4.log" '^MARK-boots-file=2'
 else
 	fail "maxfails" "no clean boot (see $T/f*.log)"
-	keep "$T/f3.log"
+	keep_log "$T/f3.log"
 fi
 DATA=$T/ok.img
 new_data "$DATA"
@@ -151,7 +147,7 @@ if unsquashfs -q -d "$T/v2" "$OUTDIR/rootfs.squashfs" >/dev/null 2>&1 &&
 			if ! boot "$T/u-$policy.log" "$T/u-$policy.img" "$UP" --lower "$V2" \
 				--append "union.upgrade=$policy"; then
 				fail "upgrade $policy" "no clean boot (see $T/u-$policy.log)"
-				keep "$T/u-$policy.log"
+				keep_log "$T/u-$policy.log"
 				continue
 			fi
 			expect "upgrade=$policy: the new image is in use" "$T/u-$policy.log" '^MARK-image=v2'

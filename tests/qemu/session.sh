@@ -7,8 +7,7 @@
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-session || exit 0
-T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-qemu-session.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+scratch session
 U=/run/unionroot/bin/unionroot
 DATA=$T/data.img
 new_data "$DATA"
@@ -31,7 +30,7 @@ if boot "$T/admin.log" "$DATA" 'echo admin >/etc/kiosk-url; rm /etc/factory-file
 	expect "nothing of a kiosk session reaches the saved branch" "$T/normal.log" '^MARK-junk-gone'
 else
 	fail "kiosk session boots" "no clean boot (see $T/*.log)"
-	cp "$T"/*.log "$BUILD/tests/" 2>/dev/null
+	keep_log "$T"/*.log
 fi
 
 if boot "$T/full.log" "$DATA" "$U"' status | sed "s/^/STATUS: /"' --append union.warnfull=1; then

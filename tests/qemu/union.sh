@@ -7,15 +7,12 @@
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-union || exit 0
-T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-qemu.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+scratch qemu
 DATA=$T/data.img
 new_data "$DATA"
 
 # 1. first boot: overlay root, the real init runs, the runtime copy works
-if boot "$T/1.log" "$DATA" '
-	echo hello >/root/persist
-	rm /etc/factory-file
+if boot "$T/1.log" "$DATA" "$(change_root hello)"'
 	/run/unionroot/bin/unionroot status | sed "s/^/STATUS: /"
 	echo "MARK-loop=$(cat /sys/module/loop/parameters/max_loop)"
 	echo MARK-written' --append 'loop.max_loop=12 union.mode=fast'; then
@@ -27,13 +24,11 @@ if boot "$T/1.log" "$DATA" '
 	expect "a bad value is named and the default kept" "$T/1.log" 'unionroot: kernel command line: ignoring union.mode="fast": want auto\|overlay\|copyup; keeping the default'
 else
 	fail "first boot" "no clean boot (see $T/1.log)"
-	cp "$T/1.log" "$BUILD/tests/qemu-union-1.log" 2>/dev/null
+	keep_log "$T/1.log"
 fi
 
 # 2. second boot: the write survived, the deletion too (whiteout)
-if boot "$T/2.log" "$DATA" '
-	echo "MARK-persist=$(cat /root/persist)"
-	[ -e /etc/factory-file ] && echo MARK-factory-back || echo MARK-factory-gone
+if boot "$T/2.log" "$DATA" "$SHOW_CHANGES"'
 	ls -la /run/unionroot/rw/upper/etc/factory-file | sed "s/^/UPPER: /"'; then
 	expect "a file written survives the next boot" "$T/2.log" '^MARK-persist=hello'
 	expect "a file of the image deleted stays deleted after reboot" "$T/2.log" '^MARK-factory-gone'
