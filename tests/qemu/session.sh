@@ -19,12 +19,14 @@ LOOK='
 if boot "$T/admin.log" "$DATA" 'echo admin >/etc/kiosk-url; rm /etc/factory-file; echo MARK-saved' &&
 	boot "$T/s1.log" "$DATA" "$LOOK"'
 	echo session >/root/junk; echo changed >/etc/kiosk-url
+	echo "MARK-session-wrote=$(cat /root/junk) $(cat /etc/kiosk-url)"
 	'"$U"' status | sed "s/^/STATUS: /"' --append union.session=volatile &&
 	boot "$T/s2.log" "$DATA" "$LOOK" --append union.session=volatile &&
 	boot "$T/normal.log" "$DATA" "$LOOK"; then
 	expect "a kiosk session sees what the admin saved" "$T/s1.log" '^MARK-url=admin'
 	expect "a kiosk session sees the admin's deletions" "$T/s1.log" '^MARK-factory-gone'
 	expect "status says the session is volatile and why" "$T/s1.log" '^STATUS: upper_state=volatile: kiosk session \(union.session=volatile\); the saved branch /dev/vdb is a read-only layer'
+	expect "a kiosk session can write, for the session" "$T/s1.log" '^MARK-session-wrote=session changed'
 	expect "nothing of a kiosk session survives the next session" "$T/s2.log" '^MARK-junk-gone'
 	expect "a session's change to an admin file is forgotten" "$T/s2.log" '^MARK-url=admin'
 	expect "nothing of a kiosk session reaches the saved branch" "$T/normal.log" '^MARK-junk-gone'

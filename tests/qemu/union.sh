@@ -62,9 +62,10 @@ else
 fi
 
 # 5. union.upper=tmpfs: a volatile root, nothing reaches the disk
-if boot "$T/5a.log" "$DATA" 'echo volatile >/root/tmpfile; echo MARK-wrote' --append union.upper=tmpfs &&
+if boot "$T/5a.log" "$DATA" 'echo volatile >/root/tmpfile; echo "MARK-wrote=$(cat /root/tmpfile)"' --append union.upper=tmpfs &&
 	boot "$T/5b.log" "$DATA" '[ -e /root/tmpfile ] && echo MARK-still-there || echo MARK-forgotten' --append union.upper=tmpfs; then
 	expect "union.upper=tmpfs boots a volatile root" "$T/5a.log" '^real-init: status: upper_state=volatile'
+	expect "a tmpfs root takes writes" "$T/5a.log" '^MARK-wrote=volatile'
 	expect "union.upper=tmpfs loses changes on reboot" "$T/5b.log" '^MARK-forgotten'
 else
 	fail "tmpfs boots" "no clean boot (see $T/5a.log, $T/5b.log)"
