@@ -29,9 +29,7 @@ static int print_one(char kind, const char *path, void *ctx)
 		c->m++;
 	else
 		c->d++;
-	if (!c->stat && printf("%c %s\n", kind, path) < 0)
-		return -EIO;
-	return 0;
+	return c->stat ? 0 : diff_print(kind, path);
 }
 
 static int open_dir(const char *path)

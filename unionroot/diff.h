@@ -20,5 +20,8 @@ typedef int (*diff_fn)(char kind, const char *path, void *ctx);
 /* upper, lowers[]: open directory fds (lowers top-most first). 0 or -errno
  * (the first error; the walk goes on past unreadable entries). */
 int diff_run(int upper, const int *lowers, unsigned nlower, diff_fn fn, void *ctx) WUR;
+/* Prints "K /path" on stdout for both backends' diff: control bytes, DEL
+ * and '\' as \xHH, so a file name cannot forge or break a line. 0 or -EIO. */
+int diff_print(char kind, const char *path) WUR;
 
 #endif
