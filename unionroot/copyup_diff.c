@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,60 +12,24 @@
 #include "branch.h"
 #include "cli.h"
 #include "copyup.h"
+#include "copyup_tables.h"
+#include "diff.h"
+#include "relpath.h"
 #include "sys.h"
 
 struct dctx {
 	struct mreader m;
-	char path[MF_PATH_MAX];
-	size_t plen;
+	struct relpath rel;
+	struct nametab names;
 	unsigned long changes;
 	int err;
 };
 
-struct names {
-	char **v;
-	size_t n, cap;
-};
-
-static int collect(const char *name, unsigned char type, void *arg)
-{
-	struct names *l = arg;
-
-	(void)type;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		char **v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n] = strdup(name);
-	if (!l->v[l->n])
-		return -ENOMEM;
-	l->n++;
-	return 0;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void out(struct dctx *c, char what, const char *path)
 {
 	c->changes++;
-	putchar(what);
-	putchar(' ');
-	putchar('/');
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if (*p < ' ' || *p == 0x7f || *p == '\\')
-			printf("\\x%02x", *p);
-		else
-			putchar(*p);
-	}
-	putchar('\n');
+	if (diff_print(what, path) < 0)
+		c->err = -EIO;
 }
 
 static void next(struct dctx *c)
@@ -87,75 +50,58 @@ static void deleted(struct dctx *c)
 		next(c);
 }
 
-static int push(struct dctx *c, const char *name, size_t *old)
-{
-	size_t n = strlen(name), sep = c->plen ? 1 : 0;
-
-	*old = c->plen;
-	if (c->plen + sep + n + 1 > sizeof(c->path))
-		return -ENAMETOOLONG;
-	if (sep)
-		c->path[c->plen++] = '/';
-	memcpy(c->path + c->plen, name, n + 1);
-	c->plen += n;
-	return 0;
-}
-
 static void walk(struct dctx *c, int dir)
 {
-	struct names l = { NULL, 0, 0 };
+	size_t mark_n = c->names.nused, mark_i = c->names.iused, first, count;
 
-	if (sys_dir_each(dir, collect, &l) < 0) {
+	if (nametab_read(&c->names, dir, &first, &count) < 0) {
 		c->err = -EIO;
 		goto out;
 	}
-	qsort(l.v, l.n, sizeof(*l.v), by_name);
-	for (size_t i = 0; i < l.n && !c->err; i++) {
+	for (size_t i = first; i < first + count && !c->err; i++) {
+		const char *name = nametab_name(&c->names, i);
 		struct stat st;
 		size_t old;
 		int cmp = 1;
 
-		if (push(c, l.v[i], &old) < 0) {
+		if (relpath_push(&c->rel, name, &old) < 0) {
 			c->err = -ENAMETOOLONG;
 			break;
 		}
-		while (!c->err && c->m.have && (cmp = mf_path_cmp(c->m.cur.path, c->path)) < 0)
+		while (!c->err && c->m.have && (cmp = mf_path_cmp(c->m.cur.path, c->rel.s)) < 0)
 			deleted(c);
 		if (c->m.have && cmp == 0) {
-			int u = copyup_user_state(dir, l.v[i], &c->m.cur, &st);
+			int u = copyup_user_state(dir, name, &c->m.cur, &st);
 			int was_dir = c->m.cur.type == 'd';
 
 			if (u == U_CHANGED)
-				out(c, 'M', c->path);
+				out(c, 'M', c->rel.s);
 			next(c);
 			if (was_dir && !S_ISDIR(st.st_mode)) {
-				while (!c->err && c->m.have && mf_path_under(c->m.cur.path, c->path))
+				while (!c->err && c->m.have && mf_path_under(c->m.cur.path, c->rel.s))
 					next(c);
 			}
-		} else if (fstatat(dir, l.v[i], &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			out(c, 'A', c->path);
+		} else if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			out(c, 'A', c->rel.s);
 		} else {
-			c->plen = old;
-			c->path[old] = '\0';
+			relpath_pop(&c->rel, old);
 			continue;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			int sub = openat(dir, l.v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int sub = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0) {
 				walk(c, sub);
 				close(sub);
 			}
 		}
-		c->plen = old;
-		c->path[old] = '\0';
+		relpath_pop(&c->rel, old);
 	}
-	while (!c->err && c->m.have && mf_path_under(c->m.cur.path, c->path))
+	while (!c->err && c->m.have && mf_path_under(c->m.cur.path, c->rel.s))
 		deleted(c);
 out:
-	for (size_t i = 0; i < l.n; i++)
-		free(l.v[i]);
-	free(l.v);
+	c->names.nused = mark_n;
+	c->names.iused = mark_i;
 }
 
 int cmd_diff_copyup(int argc, char **argv)
@@ -190,9 +136,13 @@ int cmd_diff_copyup(int argc, char **argv)
 		fprintf(stderr, "unionroot diff: %s/%s: %s\n", top, BRANCH_UPPER, strerror(errno));
 		return 1;
 	}
-	walk(&c, upper);
+	if (nametab_open(&c.names) < 0)
+		c.err = -ENOMEM;
+	else
+		walk(&c, upper);
 	while (!c.err && c.m.have)
 		deleted(&c);
+	nametab_close(&c.names);
 	if (c.err)
 		fprintf(stderr, "unionroot diff: stopped: %s\n",
 			c.err == -EBADMSG ? c.m.err : strerror(-c.err));

@@ -13,9 +13,10 @@
 #include "chash.h"
 #include "defs.h"
 #include "identity.h"
+#include "relpath.h"
 
 #define MF_NAME "manifest"
-#define MF_PATH_MAX 4096                 /* decoded path, with its NUL */
+#define MF_PATH_MAX RELPATH_MAX          /* decoded path, with its NUL */
 #define MF_LINE_MAX (4 * MF_PATH_MAX + 128)
 #define MF_FILE_MAX (1ull << 30)
 #define MF_ID_MAX IDENTITY_MAX     /* identity.h */
