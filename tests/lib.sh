@@ -31,6 +31,17 @@ expect() {
 # ---- QEMU boots of the board ------------------------------------------------
 OUTDIR=${OUTDIR:-$BUILD/$BOARD}
 
+# expect_not NAME FILE PATTERN WHY: PASS when PATTERN does not occur in FILE.
+# Use it beside a positive expect on the same log, never alone: a log that
+# shows nothing at all must not pass.
+expect_not() {
+	if grep -Eq -- "$3" "$2"; then
+		fail "$1" "$4"
+	else
+		pass "$1"
+	fi
+}
+
 # scratch NAME: a fresh directory in $T, removed when the script ends.
 scratch() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-$1.XXXXXX")
