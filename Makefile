@@ -151,6 +151,14 @@ bench: deps
 bench-reset: all
 	$(Q)tests/bench/reset $(BUILD)
 
+# make install [DESTDIR=…] [PREFIX=/usr]: the admin tool and its man page.
+# (The initramfs carries its own copy as /init: make initramfs.)
+PREFIX  ?= /usr
+DESTDIR ?=
+install: $(BUILD)/unionroot
+	install -D -m 0755 $(BUILD)/unionroot $(DESTDIR)$(PREFIX)/sbin/unionroot
+	install -D -m 0644 doc/unionroot.8 $(DESTDIR)$(PREFIX)/share/man/man8/unionroot.8
+
 clean:
 	rm -rf $(BUILD)
 

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# make install and the man page: the files land under DESTDIR/PREFIX with the
+# right modes, the installed tool runs, the page renders without a warning,
+# and it documents every command the tool offers and every parameter the
+# configuration parser accepts (no root needed).
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT_DIR" || exit 2
+scratch install
+BIN=$BUILD/unionroot
+MAN=doc/unionroot.8
+
+if make --no-print-directory -s install BUILD="$BUILD" DESTDIR="$T/dest" PREFIX=/opt/ur >"$T/make.log" 2>&1 &&
+	[ "$(stat -c %a "$T/dest/opt/ur/sbin/unionroot")" = 755 ] &&
+	[ "$(stat -c %a "$T/dest/opt/ur/share/man/man8/unionroot.8")" = 644 ] &&
+	cmp -s "$BIN" "$T/dest/opt/ur/sbin/unionroot"; then
+	pass "install: binary (0755) and man page (0644) under DESTDIR/PREFIX"
+else
+	fail "install: files under DESTDIR/PREFIX" "$(tail -3 "$T/make.log"; find "$T/dest" -printf '%m %p\n' 2>/dev/null)"
+fi
+if "$T/dest/opt/ur/sbin/unionroot" --version 2>&1 | grep -q '^unionroot [0-9]'; then
+	pass "install: the installed tool runs"
+else
+	fail "install: the installed tool runs" "--version printed no version"
+fi
+
+warn=$(LC_ALL=C.UTF-8 groff -man -ww -z "$MAN" 2>&1)
+if [ -z "$warn" ] && LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$MAN" 2>/dev/null | grep -q '^COMMANDS'; then
+	pass "man: renders with no groff warning"
+else
+	fail "man: renders with no groff warning" "${warn:-no COMMANDS section in the output}"
+fi
+
+# Every command of --help: described in the page, and "help CMD" answers.
+cmds=$("$BIN" --help | sed -n 's/^  unionroot \([a-z][a-z-]*\).*/\1/p' | grep -v '^help$')
+missing=
+for c in $cmds; do
+	"$BIN" help "$c" >/dev/null 2>&1 || missing="$missing help-$c"
+	awk '/^\.SH COMMANDS/ { on = 1; next } /^\.SH/ { on = 0 } on && /^\.B[IR]* / { gsub(/\\-/, "-", $2); print $2 }' "$MAN" |
+		grep -qx "$c" || missing="$missing $c"
+done
+if [ -n "$cmds" ] && [ -z "$missing" ]; then
+	pass "man: documents every command ($(echo $cmds))"
+else
+	fail "man: documents every command" "missing:${missing:- (no command found in --help)}"
+fi
+
+# Every parameter the parser knows (tests-only ones aside), and every one of
+# the README's table.
+params=$( (sed -n 's/^\t[A-Z]*("\(union\.[a-z.]*\)".*/\1/p; s/^\t{ "\(union\.[a-z.]*\)".*/\1/p' unionroot/config.c
+	sed -n 's/^| `\(union\.[a-z.]*\).*/\1/p' README.md) | grep -v '^union\.test\.' | sort -u)
+missing=
+for p in $params; do
+	grep -q "^\.B[IR]* *${p//./\\.}" "$MAN" || missing="$missing $p"
+done
+if [ "$(echo "$params" | wc -w)" -ge 20 ] && [ -z "$missing" ]; then
+	pass "man: documents every union.* parameter ($(echo "$params" | wc -w))"
+else
+	fail "man: documents every union.* parameter" "missing:${missing:- (found only: $params)}"
+fi
