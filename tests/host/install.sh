@@ -40,7 +40,7 @@ for c in $cmds; do
 		grep -qx "$c" || missing="$missing $c"
 done
 if [ -n "$cmds" ] && [ -z "$missing" ]; then
-	pass "man: documents every command ($(echo $cmds))"
+	pass "man: documents every command ($(echo "$cmds" | tr "\n" " "))"
 else
 	fail "man: documents every command" "missing:${missing:- (no command found in --help)}"
 fi
