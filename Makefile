@@ -111,19 +111,28 @@ $(BUILD)/host/mkcpio: $(BUILD)/host/tools/mkcpio.o $(patsubst %.c,$(BUILD)/host/
 unit: $(BUILD)/host/unit-tests
 	$(Q)$(BUILD)/host/unit-tests
 
+# Your own kernel: KERNEL=path/to/bzImage MODULES=INSTALL_MOD_PATH (the
+# directory "make modules_install INSTALL_MOD_PATH=…" filled); without them
+# the board's Debian kernel package is fetched.
+KERNEL  ?=
+MODULES ?=
 kernel:
+ifeq ($(KERNEL),)
 	$(Q)tools/fetch-kernel $(BOARD) $(BUILD)
+else
+	$(Q)install -D -m 0644 $(KERNEL) $(BUILD)/$(BOARD)/vmlinuz
+endif
 
 initramfs: $(BOARD_BIN) $(BUILD)/unionroot-test $(BUILD)/host/mkcpio kernel
-	$(Q)tools/mkinitramfs $(BOARD) $(BUILD)
-	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) --test
+	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) $(if $(MODULES),--modules $(MODULES))
+	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) --test $(if $(MODULES),--modules $(MODULES))
 
 images: all $(BOARD_BIN)
 	$(Q)board/$(BOARD)/images $(BUILD)/$(BOARD) $(ROOTFS)
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory initramfs images BOARD=$(BOARD)
-	$(Q)board/$(BOARD)/run $(BUILD)/$(BOARD) $(if $(ROOTFS),--rootfs $(ROOTFS)) $(if $(RESET),--reset) $(if $(CMD),--cmd "$(CMD)") $(if $(APPEND),--append "$(APPEND)")
+	$(Q)board/$(BOARD)/run $(BUILD)/$(BOARD) $(if $(ROOTFS),--rootfs $(ROOTFS)) $(if $(LOWER),--lower $(LOWER)) $(if $(RESET),--reset) $(if $(CMD),--cmd "$(CMD)") $(if $(APPEND),--append "$(APPEND)")
 
 # Boards whose QEMU stories make check runs besides BOARD's own.
 CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64
