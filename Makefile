@@ -152,10 +152,7 @@ lint:
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all initramfs images BOARD=$(BOARD)
-	$(Q)mkdir -p $(BUILD)/bench
-	$(Q)tests/bench/probe-scan $(BUILD) | tee $(BUILD)/bench/probe-scan.txt
 	$(Q)tests/bench/run $(BUILD) $(BOARD)
-	$(Q)tests/bench/reset $(BUILD)
 
 bench-reset: all
 	$(Q)tests/bench/reset $(BUILD)

@@ -59,6 +59,7 @@ struct boot {
 	int copyup_reset;                  /* 1 union.reset or a cut restore, 2 requested */
 
 	uint64_t t_start, t_modules, t_devices, t_mounts;
+	uint64_t memfree_before;           /* MemFree with the initramfs still there */
 	char **argv;
 	char **envp;
 };
@@ -132,5 +133,8 @@ int rescue_have_shell(void);
 int rescue_shell(const char *why);
 /* init/status.c */
 void status_write(struct boot *b);
+/* After the switch, just before the exec: appends the hand-off's cost, PID
+ * 1's resident memory and the memory the freed initramfs gave back. */
+void status_handoff(struct boot *b);
 
 #endif

@@ -212,6 +212,7 @@ NORETURN void handoff(struct boot *b)
 	}
 	trash_in_background(b);
 	early_restore();
+	status_handoff(b);
 	execve(init, argv, b->envp);
 	log_err("executing %s failed: %s; trying the others", init, strerror(errno));
 	for (size_t i = b->pivot ? 1 : 0; i < ARRAY_SIZE(fallback_inits); i++) {

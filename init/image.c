@@ -13,6 +13,7 @@
 
 #include "boot.h"
 #include "fdcopy.h"
+#include "lines.h"
 #include "log.h"
 #include "loopdev.h"
 #include "media.h"
@@ -99,7 +100,7 @@ static int toram_copy(int fd, uint64_t size, const char *role)
 	int dfd, out, rc;
 
 	if (sys_read_file("/proc/meminfo", meminfo, sizeof(meminfo)) < 0 ||
-	    meminfo_available(meminfo, &avail) < 0) {
+	    proc_kb(meminfo, "MemAvailable", &avail) < 0) {
 		log_err("%s: union.toram: cannot read MemAvailable; running from the medium", role);
 		return -ENOENT;
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Line iteration over in-memory text (control state, reset requests, keep
- * lists, /proc/mtd, modules.builtin). */
+ * lists, /proc/mtd, modules.builtin, /proc/meminfo). */
 #include "lines.h"
 
 #include <errno.h>
@@ -27,4 +27,29 @@ int line_copy_strict(const struct line *l, char *buf, size_t cap)
 	memcpy(buf, l->s, l->len);
 	buf[l->len] = '\0';
 	return 0;
+}
+
+int proc_kb(const char *text, const char *key, uint64_t *bytes)
+{
+	size_t klen = strlen(key);
+	struct line l;
+
+	while (line_next(&text, &l)) {
+		uint64_t kb = 0;
+		size_t i = klen + 1;
+		int digits = 0;
+
+		if (l.len <= klen || memcmp(l.s, key, klen) != 0 || l.s[klen] != ':')
+			continue;
+		while (i < l.len && (l.s[i] == ' ' || l.s[i] == '\t'))
+			i++;
+		/* absurd digits stop at 19: no overflow */
+		for (; i < l.len && l.s[i] >= '0' && l.s[i] <= '9' && digits < 19; i++, digits++)
+			kb = kb * 10 + (uint64_t)(l.s[i] - '0');
+		if (!digits)
+			return -ENOENT;
+		*bytes = kb * 1024u;
+		return 0;
+	}
+	return -ENOENT;
 }

@@ -43,33 +43,6 @@ int media_scan_candidate(const struct blkdev *d, int scan)
 	return scan != SCAN_REMOVABLE || d->removable;
 }
 
-int meminfo_available(const char *text, uint64_t *bytes)
-{
-	static const char key[] = "MemAvailable:";
-	const char *p = text;
-
-	while (p && *p) {
-		if (strncmp(p, key, sizeof(key) - 1) == 0) {
-			uint64_t kb = 0;
-			int digits = 0;
-
-			p += sizeof(key) - 1;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			for (; *p >= '0' && *p <= '9' && digits < 19; p++, digits++)
-				kb = kb * 10 + (uint64_t)(*p - '0');
-			if (!digits)
-				return -ENOENT;
-			*bytes = kb * 1024u;
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -ENOENT;
-}
-
 int toram_fits(uint64_t size, uint64_t avail, uint64_t *need)
 {
 	*need = size > UINT64_MAX - TORAM_HEADROOM ? UINT64_MAX : size + TORAM_HEADROOM;

@@ -25,8 +25,6 @@ int media_scan_candidate(const struct blkdev *d, int scan);
  * inside it" (a live CD or stick: iso9660, vfat), 0 when the medium is the
  * layer itself (squashfs, erofs, ext4, ...). */
 int media_holds_images(const char *type);
-/* MemAvailable of /proc/meminfo text, in bytes: 0, or -ENOENT. */
-int meminfo_available(const char *text, uint64_t *bytes) WUR;
 /* 0 when an image of size bytes fits into avail bytes of RAM with
  * TORAM_HEADROOM to spare, else -ENOMEM; *need says how much it takes. */
 int toram_fits(uint64_t size, uint64_t avail, uint64_t *need) WUR;

@@ -22,6 +22,15 @@ if boot "$T/1.log" "$DATA" "$(change_root hello)"'
 	expect "status names the persistent writable branch" "$T/1.log" '^STATUS: upper_state=persistent on /dev/vdb \(ext4\)'
 	expect "modname.param=value reaches the module" "$T/1.log" '^MARK-loop=12'
 	expect "a bad value is named and the default kept" "$T/1.log" 'unionroot: kernel command line: ignoring union.mode="fast": want auto\|overlay\|copyup; keeping the default'
+	# The initramfs's memory comes back: MemFree grows by most of its unpacked size.
+	unpacked=$(($(gzip -dc "$OUTDIR/initramfs.cpio.gz" | wc -c) / 1024))
+	gained=$(tr -d '\r' <"$T/1.log" | sed -n 's/^real-init: status: handoff_ms=.* memfree_kib=\([0-9]*\) memfree_before_kib=\([0-9]*\)$/\1 \2/p' |
+		awk '{ print $1 - $2 }')
+	if [ -n "$gained" ] && [ "$gained" -ge $((unpacked * 8 / 10)) ]; then
+		pass "the initramfs memory is returned at the hand-off ($gained of $unpacked KiB)"
+	else
+		fail "the initramfs memory is returned at the hand-off" "MemFree gained ${gained:-nothing} KiB of $unpacked KiB unpacked"
+	fi
 else
 	fail "first boot" "no clean boot (see $T/1.log)"
 	keep_log "$T/1.log"

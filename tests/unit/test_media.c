@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "lines.h"
 #include "media.h"
 #include "sys.h"
 #include "unit.h"
@@ -64,14 +65,18 @@ static void meminfo_gives_memavailable_in_bytes(void)
 {
 	uint64_t b = 0;
 
-	CHECK_INT(meminfo_available("MemTotal:  466360 kB\nMemFree:  428724 kB\n"
-				    "MemAvailable:     431216 kB\nBuffers: 1 kB\n", &b), 0);
+	CHECK_INT(proc_kb("MemTotal:  466360 kB\nMemFree:  428724 kB\n"
+				    "MemAvailable:     431216 kB\nBuffers: 1 kB\n", "MemAvailable", &b), 0);
 	CHECK_INT(b, 431216ull * 1024);
-	CHECK_INT(meminfo_available("MemTotal: 1 kB\n", &b), -ENOENT);
-	CHECK_INT(meminfo_available("MemAvailable:\n", &b), -ENOENT);
-	CHECK_INT(meminfo_available("", &b), -ENOENT);
+	CHECK_INT(proc_kb("MemTotal: 1 kB\n", "MemAvailable", &b), -ENOENT);
+	CHECK_INT(proc_kb("MemAvailable:\n", "MemAvailable", &b), -ENOENT);
+	CHECK_INT(proc_kb("", "MemAvailable", &b), -ENOENT);
 	/* absurd digits stop at 19, no overflow trap under UBSan */
-	CHECK_INT(meminfo_available("MemAvailable: 99999999999999999999999999 kB\n", &b), 0);
+	CHECK_INT(proc_kb("MemAvailable: 99999999999999999999999999 kB\n", "MemAvailable", &b), 0);
+	/* a key is a whole name before its colon */
+	CHECK_INT(proc_kb("VmHWMx: 5 kB\nVmHWM:\t  1500 kB\n", "VmHWM", &b), 0);
+	CHECK_INT(b, 1500ull * 1024);
+	CHECK_INT(proc_kb("VmHWM", "VmHWM", &b), -ENOENT);
 }
 
 static void toram_keeps_headroom(void)
