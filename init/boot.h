@@ -60,6 +60,7 @@ struct boot {
 
 	uint64_t t_start, t_modules, t_devices, t_mounts;
 	uint64_t memfree_before;           /* MemFree with the initramfs still there */
+	uint64_t fsck_ms;                  /* the writable branch's check, 0 when none ran */
 	char **argv;
 	char **envp;
 };
@@ -102,6 +103,15 @@ int flash_resolve(struct boot *b, const struct spec *s, int is_upper, char *dev,
 		  const char *role) WUR;
 /* Erases the writable MTD for union.format=jffs2; 0 or -errno (reported). */
 int flash_format_upper(struct boot *b) WUR;
+/* init/tool.c: runs a program the initramfs carries with its output logged
+ * ("NAME: line") and a time limit. Its exit status (128 + signal when one
+ * killed it), -ETIMEDOUT when it ran out of time, or -errno. */
+int tool_run(const char *path, char *const argv[], unsigned timeout_s);
+/* init/fsck.c: checks the persistent writable branch of type TYPE before it
+ * is mounted, when union.fsck is on and the initramfs carries a checker. 0
+ * (clean, repaired, or not checked: logged), or -EUCLEAN with why filled:
+ * errors the checker could not repair. */
+int fsck_branch(struct boot *b, const char *type, char *why, size_t cap);
 /* init/firstboot.c: a blank writable medium gets the file system that
  * union.format= names; sets upper_type when it did. */
 void firstboot(struct boot *b);

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "blank.h"
@@ -15,6 +14,9 @@
 #include "log.h"
 #include "sbuf.h"
 #include "sys.h"
+
+/* Formatting a large eMMC takes a while; a tool that hangs must not. */
+#define MKFS_TIMEOUT_S 600
 
 /* The formatters the initramfs may carry (board/NAME/build.conf TOOLS=),
  * first found wins; the device path is appended. */
@@ -61,30 +63,18 @@ static int is_blank(const char *dev)
 	return total ? blank : -EIO;
 }
 
-static int run_tool(const char *path, const char *const *args, const char *dev)
+static int run_mkfs(const char *path, const char *const *args, const char *dev)
 {
 	char *argv[8];
-	int argc = 0, st;
-	pid_t pid;
+	int argc = 0, rc;
 
 	argv[argc++] = (char *)path;
 	for (unsigned i = 0; args[i] && argc < 6; i++)
 		argv[argc++] = (char *)args[i];
 	argv[argc++] = (char *)dev;
 	argv[argc] = NULL;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		static char *const envp[] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
-
-		execve(path, argv, envp);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+	rc = tool_run(path, argv, MKFS_TIMEOUT_S);
+	return rc == 0 ? 0 : rc < 0 ? rc : -EIO;
 }
 
 static int format_block(struct boot *b, const char *type)
@@ -110,7 +100,7 @@ static int format_block(struct boot *b, const char *type)
 			continue;
 		log_note("writable branch %s is blank; formatting it as %s (union.format=%s)",
 			 b->upper_dev, type, type);
-		rc = run_tool(mkfs_tools[i].path, mkfs_tools[i].args, b->upper_dev);
+		rc = run_mkfs(mkfs_tools[i].path, mkfs_tools[i].args, b->upper_dev);
 		if (rc < 0) {
 			log_err("formatting %s as %s with %s failed", b->upper_dev, type,
 				mkfs_tools[i].path);

@@ -68,6 +68,8 @@ void status_write(struct boot *b)
 		  (unsigned long long)(b->t_modules - b->t_start),
 		  (unsigned long long)(b->t_devices - b->t_modules),
 		  (unsigned long long)(b->t_mounts - b->t_devices));
+	if (b->fsck_ms)
+		sbuf_addf(&sb, "fsck_ms=%llu\n", (unsigned long long)b->fsck_ms);
 	for (unsigned i = 0; i < log_kept_count(); i++)
 		sbuf_addf(&sb, "message=%s\n", log_kept(i));
 	b->memfree_before = proc_kib("/proc/meminfo", "MemFree");

@@ -245,6 +245,8 @@ static int writable_branch(struct boot *b)
 				      b->upper_dev));
 			goto fail_unmounted;
 		}
+		if (fsck_branch(b, type, why, sizeof(why)) < 0)
+			goto fail_unmounted;
 		modules_for_fs(b, type);
 		rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME,
 			       b->cfg.upperflags[0] ? b->cfg.upperflags : NULL);
