@@ -152,6 +152,7 @@ lint:
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all initramfs images BOARD=$(BOARD)
+	$(Q)$(MAKE) --no-print-directory initramfs images BOARD=qemu-x86_64-flash
 	$(Q)tests/bench/run $(BUILD) $(BOARD)
 
 bench-reset: all
