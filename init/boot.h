@@ -61,6 +61,7 @@ struct boot {
 	uint64_t t_start, t_modules, t_devices, t_mounts;
 	uint64_t memfree_before;           /* MemFree with the initramfs still there */
 	uint64_t fsck_ms;                  /* the writable branch's check, 0 when none ran */
+	unsigned long root_flags;          /* MS_NODEV|MS_NOSUID: removable writable media */
 	char **argv;
 	char **envp;
 };

@@ -177,8 +177,11 @@ int copyup_root(struct boot *b, int rw)
 	if (res.errors)
 		log_warn("copy-up: %u entries of the image could not be copied to %s", res.errors, dev);
 	rc = sys_mount(RWDIR "/" BRANCH_UPPER, NEWROOT, NULL, MS_BIND, NULL);
-	if (rc == 0 && b->cfg.rorw == RORW_RO)
-		rc = sys_mount(NULL, NEWROOT, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	if (rc == 0 && (b->cfg.rorw == RORW_RO || b->root_flags))
+		rc = sys_mount(NULL, NEWROOT, NULL,
+			       MS_REMOUNT | MS_BIND | b->root_flags |
+				       (b->cfg.rorw == RORW_RO ? MS_RDONLY : 0),
+			       NULL);
 	if (rc < 0) {
 		log_err("copy-up: binding %s/upper to %s failed: %s; booting the read-only layer",
 			RWDIR, NEWROOT, strerror(-rc));

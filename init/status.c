@@ -2,6 +2,7 @@
 /* /run/unionroot/status: what this boot mounted where, which fallbacks it
  * took and why, and how long PID 1 took; `unionroot status` reads it. */
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,6 +49,9 @@ void status_write(struct boot *b)
 		sbuf_add(&sb, "upper=none\n");
 	}
 	sbuf_addf(&sb, "upper_state=%s\n", b->upper_state);
+	if (b->root_flags)
+		sbuf_addf(&sb, "root_flags=%s\n",
+			  b->root_flags & MS_NOSUID ? "nodev,nosuid" : "nodev");
 	sbuf_addf(&sb, "warnfull=%d\n", b->cfg.warnfull);
 	sbuf_addf(&sb, "overlay_options=%s\n", b->overlay_opts);
 	sbuf_addf(&sb, "reset=%s\n", b->reset_applied ? "applied" : "none");

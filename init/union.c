@@ -219,6 +219,32 @@ static int mount_tmpfs_upper(struct boot *b)
 	return rc;
 }
 
+/* A writable branch on removable media (a USB stick anyone can prepare
+ * elsewhere) must not bring device nodes or setuid programs into the root:
+ * the flags go on the branch and on the union itself, whose mount is the
+ * one the kernel checks when such a file is opened or executed. */
+static unsigned long removable_flags(struct boot *b)
+{
+	static const char *const names[] = { "nodev,nosuid", "nodev", "none" };
+	unsigned long flags;
+
+	for (unsigned i = 0; i < b->devs.n; i++) {
+		const struct blkdev *d = &b->devs.d[i];
+
+		if (strcmp(d->path, b->upper_dev) != 0 || !d->removable)
+			continue;
+		if (b->cfg.removable == REMOVABLE_NONE)
+			flags = 0;
+		else
+			flags = MS_NODEV | (b->cfg.removable == REMOVABLE_NODEV_NOSUID ? MS_NOSUID : 0);
+		log_note("writable branch %s is on removable media: the root is mounted %s (union.removable=%s)",
+			 b->upper_dev, flags ? names[b->cfg.removable] : "without nodev or nosuid",
+			 names[b->cfg.removable]);
+		return flags;
+	}
+	return 0;
+}
+
 /* Mounts and lays out the writable branch; returns an fd of its top, or
  * -errno after applying union.onfail (then the caller retries as tmpfs). */
 static int writable_branch(struct boot *b)
@@ -235,6 +261,7 @@ static int writable_branch(struct boot *b)
 	if (rc < 0)
 		return rc;
 	state_clear(&next);
+	b->root_flags = 0;
 	if (b->upper_kind == UPPER_TMPFS) {
 		rc = mount_tmpfs_upper(b);
 		if (rc < 0)
@@ -248,7 +275,8 @@ static int writable_branch(struct boot *b)
 		if (fsck_branch(b, type, why, sizeof(why)) < 0)
 			goto fail_unmounted;
 		modules_for_fs(b, type);
-		rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME,
+		b->root_flags = removable_flags(b);
+		rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME | b->root_flags,
 			       b->cfg.upperflags[0] ? b->cfg.upperflags : NULL);
 		if (rc < 0) {
 			IGNORE(strfmt(why, sizeof(why), "mounting writable branch %s (%s) failed: %s",
@@ -327,7 +355,7 @@ fail_unmounted:
 static int mount_overlay(struct boot *b, int with_upper)
 {
 	const char *lowers[SPEC_LIST_MAX + 1];
-	unsigned long flags = b->cfg.rorw == RORW_RO ? MS_RDONLY : 0;
+	unsigned long flags = (b->cfg.rorw == RORW_RO ? MS_RDONLY : 0) | b->root_flags;
 	unsigned n = 0;
 	int rc;
 

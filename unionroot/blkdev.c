@@ -41,6 +41,22 @@ static long long read_sys_num(const char *name, const char *attr)
 	return end == buf ? -1 : v;
 }
 
+/* A USB disk reports removable=0 when its medium cannot be ejected, yet
+ * the whole disk can be pulled: its sysfs path runs through a USB port. */
+static int on_usb(const char *name)
+{
+	char path[128], link[256];
+	ssize_t n;
+
+	if (strfmt(path, sizeof(path), "/sys/class/block/%s", name) < 0)
+		return 0;
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return 0;
+	link[n] = '\0';
+	return strstr(link, "/usb") != NULL;
+}
+
 /* The whole disk a partition belongs to: the parent directory in sysfs. */
 static int parent_name(const char *name, char *out, size_t cap)
 {
@@ -162,7 +178,8 @@ static int add_one(const char *name, unsigned char type, void *arg)
 	d->partnum = (int)read_sys_num(name, "partition");
 	if (d->partnum < 0)
 		d->partnum = 0;
-	d->removable = read_sys_num(name, d->partnum ? "../removable" : "removable") == 1;
+	d->removable = read_sys_num(name, d->partnum ? "../removable" : "removable") == 1 ||
+		       on_usb(name);
 	probe_one(d);
 	t->n++;
 	rc->added++;

@@ -23,6 +23,8 @@ enum cfg_upgrade { UPGRADE_KEEP, UPGRADE_RESET, UPGRADE_KEEPLIST };
 enum cfg_scan { SCAN_ALL, SCAN_REMOVABLE };
 enum cfg_rorw { RORW_DEFAULT, RORW_RO, RORW_RW };
 enum cfg_break { BREAK_MODULES = 1, BREAK_MOUNT = 2, BREAK_SWITCH = 4 };
+/* What the root loses when its writable branch is on removable media. */
+enum cfg_removable { REMOVABLE_NODEV_NOSUID, REMOVABLE_NODEV, REMOVABLE_NONE };
 
 struct config {
 	char lower[CFG_LIST_MAX];   /* union.lower, "" = use root= */
@@ -41,6 +43,7 @@ struct config {
 	int session_volatile;
 	char size[CFG_WORD_MAX];    /* tmpfs size= */
 	int scan;                   /* enum cfg_scan */
+	int removable;              /* enum cfg_removable */
 	char format[CFG_WORD_MAX];  /* union.format, "" = never */
 	char ubi[CFG_SPEC_MAX];
 	int fsck;

@@ -63,6 +63,7 @@ static void every_parameter_of_the_spec_is_accepted(void)
 		"union.reset", "union.reset=keep", "union.onfail=halt", "union.break=modules,switch",
 		"union.toram", "union.upgrade=keeplist", "union.maxfails=3", "union.session=volatile",
 		"union.size=50%", "union.size=256M", "union.scan=removable", "union.format=f2fs",
+		"union.removable=nodev", "union.removable=none", "union.removable=nodev,nosuid",
 		"union.ubi=mtd:ubi", "union.fsck=0", "union.warnfull=80", "union.init=/bin/sh",
 		"union.debug", "root=PARTUUID=0a1b2c3d-01", "rootfstype=squashfs", "rootflags=noatime",
 		"rootwait", "rootdelay=5", "init=/sbin/init", "ro", "rw", "quiet",
@@ -96,6 +97,7 @@ static void bad_values_are_named_and_defaults_kept(void)
 		{ "union.break=later", "union.break" }, { "union.maxfails=1001", "out of range" },
 		{ "union.upper=UUID=zz-top", "hex" },   { "union.lower=/dev/../etc/x", "leaves /dev" },
 		{ "union.lower=LABEL=x:/a/../../b", ".." },
+		{ "union.removable=nosuid", "union.removable" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct config c, d;
