@@ -42,7 +42,7 @@ H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC))
 
 .PHONY: all deps kernel initramfs images demo check test unit lint bench bench-reset clean install fuzz
-all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio
+all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
 
 deps:
 	$(Q)tools/install-deps
@@ -103,6 +103,17 @@ $(BUILD)/host/%.o: %.c $(HDRS)
 	$(Q)$(HOSTCC) $(HCFLAGS) -c $< -o $@
 
 $(BUILD)/host/unit-tests: $(H_UNIT) $(H_LIB)
+	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
+
+# The whole program under ASan+UBSan (glibc), with the test build's crash
+# points: the host integration tests run it too (tests/run's "host-san").
+H_SAN_OBJ := $(patsubst %.c,$(BUILD)/host-san/%.o,$(LIB_SRC) $(INIT_SRC))
+$(BUILD)/host-san/%.o: %.c $(HDRS) $(UAPI)/.stamp
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  HOSTCC  $< (sanitizers)")
+	$(Q)$(HOSTCC) $(HCFLAGS) -DUNIONROOT_CRASHPOINTS -c $< -o $@
+
+$(BUILD)/host/unionroot-san: $(H_SAN_OBJ)
 	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
 
 $(BUILD)/host/mkcpio: $(BUILD)/host/tools/mkcpio.o $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRC))

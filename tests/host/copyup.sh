@@ -14,7 +14,7 @@ need_root copyup || exit 0
 for t in mksquashfs unsquashfs rsync setfattr setfacl unshare python3; do
 	command -v "$t" >/dev/null || { skip copyup "$t not installed"; exit 0; }
 done
-UR=$(cd "$BUILD" && pwd)/unionroot
+UR=${UR_BIN:-$(cd "$BUILD" && pwd)/unionroot} # UR_BIN: another build (sanitizers)
 [ -x "$UR" ] || { skip copyup "$UR missing (make)"; exit 0; }
 if [ -z "${COPYUP_IN_NS:-}" ]; then
 	COPYUP_IN_NS=1 exec unshare -m --propagation private bash "$0" "$@"

@@ -2,17 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Images made by the real mkfs tools: "unionroot probe" must report the TYPE,
 # UUID and LABEL that "blkid -p" reports, and the partitions, PARTUUIDs and
-# PARTLABELs that sfdisk reads. PROBE_BIN=/path runs another binary that
-# takes the paths directly (a test build); default: $BUILD/unionroot probe.
+# PARTLABELs that sfdisk reads. UR_BIN=/path probes with another build of
+# unionroot (sanitizers); default: $BUILD/unionroot.
 # shellcheck source=tests/lib.sh disable=SC1091
 source "$(dirname "$0")/../lib.sh"
 
 [[ $BUILD == /* ]] || BUILD=$ROOT_DIR/$BUILD
-if [ -n "${PROBE_BIN:-}" ]; then
-	probe_cmd=("$PROBE_BIN")
-else
-	probe_cmd=("$BUILD/unionroot" probe)
-fi
+probe_cmd=("${UR_BIN:-$BUILD/unionroot}" probe)
 
 if ! command -v blkid >/dev/null; then
 	skip probe-vs-blkid "blkid not installed (util-linux)"

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 set -u
 need_root host-reset || exit 0
-BIN=$(cd "$ROOT_DIR" && realpath "$BUILD/unionroot-test")
+BIN=${UR_BIN:-$(cd "$ROOT_DIR" && realpath "$BUILD/unionroot-test")} # UR_BIN: another build (sanitizers)
 if [ ! -x "$BIN" ]; then
 	skip host-reset "$BUILD/unionroot-test missing (make)"
 	exit 0
