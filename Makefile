@@ -183,22 +183,29 @@ clean:
 # ---------------------------------------------------------------------------
 # Fuzzing: libFuzzer targets tests/fuzz/<target>.c over the parsers of
 # untrusted input (superblocks, partition tables, config and command line,
-# modules.dep).
+# modules.dep, the copy-up manifest, the control state files).
 # "make fuzz FUZZTIME=10" runs each target that many seconds from its corpus
 # (tests/fuzz/corpus/<target>/; new inputs go to build/fuzz/corpus-<target>).
 FUZZCC    ?= clang
 FUZZTIME  ?= 10
 FUZZLEN   ?= 32768
 FUZZ_TGT  := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
-FUZZ_LIB  := $(filter unionroot/probe%.c unionroot/parttab.c unionroot/config.c unionroot/spec.c \
-               unionroot/cmdline.c unionroot/moddep.c unionroot/sbuf.c,$(LIB_SRC))
-FUZZFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Iunionroot -isystem $(UAPI) -O1 -g \
-             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZBASE  := -std=c11 -D_GNU_SOURCE $(WARN) -Iunionroot -isystem $(UAPI) -O1 -g \
+             -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The library once, instrumented for coverage; each target links what it uses.
+FUZZ_OBJ  := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC))
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(HDRS) $(UAPI)/.stamp
+$(BUILD)/fuzz/obj/%.o: %.c $(HDRS) $(UAPI)/.stamp
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZCC) $(FUZZBASE) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/libunionroot.a: $(FUZZ_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libunionroot.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZCC  $@")
-	$(Q)$(FUZZCC) $(FUZZFLAGS) $< $(FUZZ_LIB) -o $@
+	$(Q)$(FUZZCC) $(FUZZBASE) -fsanitize=fuzzer $< $(BUILD)/fuzz/libunionroot.a -o $@
 
 fuzz: $(addprefix $(BUILD)/fuzz/,$(FUZZ_TGT))
 	$(Q)for t in $(FUZZ_TGT); do \

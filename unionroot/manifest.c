@@ -246,38 +246,14 @@ static const char *line_end(const char *p, const char *end)
 	return nl;
 }
 
-int mreader_open(struct mreader *r, int dir, const char *name)
+/* Header, trailer and checksum of the mapped file, then the first record. */
+static int check_mapped(struct mreader *r)
 {
-	struct stat st;
-	const char *p, *end, *nl, *last;
+	const char *p = r->map, *end = r->map + r->size, *nl, *last;
 	uint64_t want, count;
 	struct cursor c;
-	void *map;
-	int fd, rc;
+	int rc;
 
-	mreader_empty(r);
-	fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(MAGIC) ||
-	    (uint64_t)st.st_size > MF_FILE_MAX) {
-		close(fd);
-		return bad(r, S_ISREG(st.st_mode) ? "a size out of bounds" : "not a regular file");
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	rc = map == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (rc < 0)
-		return rc;
-	r->map = map;
-	r->size = (size_t)st.st_size;
-	p = r->map;
-	end = p + r->size;
 
 	if (memcmp(p, MAGIC, sizeof(MAGIC) - 1) != 0)
 		return bad(r, "no manifest header");
@@ -311,6 +287,44 @@ int mreader_open(struct mreader *r, int dir, const char *name)
 	r->count = count;
 	rc = mreader_next(r);
 	return rc < 0 ? rc : 0;
+}
+
+int mreader_open(struct mreader *r, int dir, const char *name)
+{
+	struct stat st;
+	void *map;
+	int fd, rc;
+
+	mreader_empty(r);
+	fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(MAGIC) ||
+	    (uint64_t)st.st_size > MF_FILE_MAX) {
+		close(fd);
+		return bad(r, S_ISREG(st.st_mode) ? "a size out of bounds" : "not a regular file");
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	rc = map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (rc < 0)
+		return rc;
+	r->map = map;
+	r->size = (size_t)st.st_size;
+	rc = check_mapped(r);
+	if (rc < 0) { /* nothing stays mapped: the reason does */
+		char err[MF_ERR_MAX];
+
+		memcpy(err, r->err, sizeof(err));
+		mreader_close(r);
+		memcpy(r->err, err, sizeof(err));
+	}
+	return rc;
 }
 
 int mreader_next(struct mreader *r)

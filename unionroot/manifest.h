@@ -60,7 +60,8 @@ struct mreader {
 /* An empty manifest (first copy, or a damaged one that is ignored). */
 void mreader_empty(struct mreader *r);
 /* Maps and checks dir/name. 0; -ENOENT; -EBADMSG with r->err saying why;
- * other -errno. On success the first record is loaded (r->have). */
+ * other -errno. On success the first record is loaded (r->have); on failure
+ * nothing is left mapped (mreader_close is not needed, and harmless). */
 int mreader_open(struct mreader *r, int dir, const char *name) WUR;
 /* Loads the next record: 1, 0 at the end, -EBADMSG (r->err). */
 int mreader_next(struct mreader *r) WUR;

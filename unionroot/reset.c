@@ -230,7 +230,7 @@ static ssize_t keep_file(int old_upper, const struct reset_env *env, char *buf, 
 
 		if (root < 0)
 			continue;
-		fd = sys_openat2(root, KEEP_FILE + 1, O_RDONLY | O_NOCTTY,
+		fd = sys_openat2(root, &KEEP_FILE[1], O_RDONLY | O_NOCTTY,
 				 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
 		close(root);
 		if (fd >= 0) {

@@ -4,6 +4,7 @@
 # right modes, the installed tool runs, the page renders without a warning,
 # and it documents every command the tool offers and every parameter the
 # configuration parser accepts (no root needed).
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT_DIR" || exit 2
 scratch install

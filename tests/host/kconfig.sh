@@ -7,6 +7,7 @@
 # dependencies). Every line of the fragment must survive the resolution, and
 # every module the x86 boards carry (with what modules.dep pulls in) must come
 # out built in. No root needed; the source is fetched from Debian's archive.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT_DIR" || exit 2
 scratch kconfig

@@ -5,6 +5,7 @@
 # the same archive, byte for byte, as the board's Debian package path gives
 # for the same kernel, so every boot test of the board speaks for it too.
 # Trees it cannot use are refused with one clear line. No root needed.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT_DIR" || exit 2
 scratch ownkernel
