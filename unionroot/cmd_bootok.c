@@ -8,18 +8,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "branch.h"
 #include "cli.h"
 #include "state.h"
+#include "sys.h"
 
 int cmd_boot_ok(int argc, char **argv)
 {
 	const char *dir = RUNTIME_DIR "/saved";
 	struct ur_state st;
-	struct statvfs vfs;
 	int rw, rc, remounted = 0;
 
 	(void)argv;
@@ -39,15 +38,15 @@ int cmd_boot_ok(int argc, char **argv)
 	}
 	rc = state_load(rw, &st);
 	if (rc < 0) {
-		fprintf(stderr, "unionroot boot-ok: the control state is %s; writing a fresh one\n",
-			rc == -EINVAL ? "damaged" : strerror(-rc));
+		fprintf(stderr, "unionroot boot-ok: the control state is damaged (%s); writing a fresh one\n",
+			state_error_name(rc));
 		state_clear(&st);
 	} else if (st.boots == 0) {
 		close(rw);
 		printf("unionroot: boot counter already 0\n");
 		return 0;
 	}
-	if (fstatvfs(rw, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
+	if (fd_readonly(rw)) {
 		if (mount(NULL, dir, NULL, MS_REMOUNT | MS_NOATIME, NULL) < 0) {
 			fprintf(stderr, "unionroot boot-ok: making %s writable: %s\n", dir,
 				strerror(errno));

@@ -128,9 +128,10 @@ static void live(struct out *o, unsigned warnfull)
 	if (rw < 0)
 		return;
 	rc = state_load(rw, &st);
-	if (rc < 0)
-		field(o, "boot_counter", rc == -EINVAL ? "damaged" : strerror(-rc));
-	else if (strfmt(val, sizeof(val), "%u", st.boots) == 0)
+	if (rc < 0) {
+		IGNORE(strfmt(val, sizeof(val), "damaged (%s)", state_error_name(rc))); /* fits */
+		field(o, "boot_counter", val);
+	} else if (strfmt(val, sizeof(val), "%u", st.boots) == 0)
 		field(o, "boot_counter", val);
 	state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	close(rw);

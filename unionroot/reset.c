@@ -337,14 +337,21 @@ int reset_apply(int rw, int state, int trash, const struct reset_env *env,
 			say(env, L_ERR, "factory reset: the request .unionroot/%s is damaged; %s",
 			    RESET_REQUEST, "resetting, keeping only the paths of " KEEP_FILE);
 		}
-	} else if (n == -EFBIG) {
+	} else if (n != -ENOENT) {
+		/* there, but unreadable (oversized, a symlink, a FIFO, a
+		 * directory): still a request, or every boot would stop here */
 		res->from_request = 1;
 		res->request_bad = 1;
 		IGNORE(reset_request_parse("", &req)); /* the fallback request */
-		say(env, L_ERR, "factory reset: the request .unionroot/%s is oversized; %s",
-		    RESET_REQUEST, "resetting, keeping only the paths of " KEEP_FILE);
-	} else if (n != -ENOENT) {
-		return (int)n;
+		say(env, L_ERR, "factory reset: the request .unionroot/%s is %s; %s", RESET_REQUEST,
+		    n == -EFBIG ? "oversized" : n == -EINVAL || n == -ELOOP ? "not a regular file" : strerror((int)-n),
+		    "resetting, keeping only the paths of " KEEP_FILE);
+		/* out of the way of the rewritten request: a directory would refuse
+		 * the rename over it */
+		*what = "moving the damaged reset request aside";
+		rc = reset_to_trash(state, trash, RESET_REQUEST);
+		if (rc < 0)
+			return rc;
 	}
 	if (mode != RESET_NONE) {
 		/* the command line decides */

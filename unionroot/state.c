@@ -140,3 +140,8 @@ int state_lowers_changed(const struct ur_state *saved, const struct ur_state *no
 			return 1;
 	return 0;
 }
+
+const char *state_error_name(int err)
+{
+	return err == -EINVAL ? "not a state file" : err == -EFBIG ? "oversized" : strerror(-err);
+}

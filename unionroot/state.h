@@ -39,4 +39,6 @@ int state_save(int rw, const struct ur_state *st) WUR;
  * yet (a first boot is no upgrade). */
 int state_lowers_changed(const struct ur_state *saved, const struct ur_state *now);
 
+/* Why state_load failed, in a few words ("oversized", "not a state file"). */
+const char *state_error_name(int err);
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -108,6 +109,20 @@ int sys_mount(const char *src, const char *dst, const char *type,
 	return mount(src, dst, type, flags, data) < 0 ? -errno : 0;
 }
 
+int fd_readonly(int fd)
+{
+	struct statvfs vfs;
+
+	return fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+}
+
+int path_readonly(const char *path)
+{
+	struct statvfs vfs;
+
+	return statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+}
+
 int sys_mkdir_p(const char *path, mode_t mode)
 {
 	char buf[256];
@@ -132,11 +147,17 @@ int sys_mkdir_p(const char *path, mode_t mode)
 ssize_t sys_read_fileat(int dir, const char *path, char *buf, size_t cap)
 {
 	size_t len = 0;
-	int fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO planted on a writable branch must not hang PID 1 */
+	int fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
 	int err = 0;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL; /* a FIFO, device or socket is no file of ours */
+	}
 	if (cap == 0) {
 		close(fd);
 		return -EFBIG;
@@ -181,7 +202,10 @@ int sys_write_file_atomic(int dir, const char *name, const char *buf, size_t len
 
 	if (strfmt(tmp, sizeof(tmp), ".%s.new", name) < 0)
 		return -ENAMETOOLONG;
-	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	/* a stale or planted temp name (a symlink, a FIFO) would fail every save */
+	if (unlinkat(dir, tmp, 0) < 0 && errno != ENOENT)
+		return -errno;
+	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)
 		return -errno;
 	while (len) {

@@ -26,10 +26,15 @@ int sys_pivot_root(const char *new_root, const char *put_old) WUR;
 /* mount(2) returning -errno. */
 int sys_mount(const char *src, const char *dst, const char *type,
 	      unsigned long flags, const char *data) WUR;
+/* Whether the file system under fd / path is mounted read-only (statvfs's
+ * ST_RDONLY); 0 when it cannot tell. */
+int fd_readonly(int fd);
+int path_readonly(const char *path);
 /* mkdir -p for paths we own (/run/...); 0 or -errno. */
 int sys_mkdir_p(const char *path, mode_t mode) WUR;
-/* Reads a whole small file into buf (NUL-terminated); length or -errno
- * (-EFBIG when it does not fit). */
+/* Reads a whole small regular file into buf (NUL-terminated); length or
+ * -errno (-EFBIG when it does not fit, -EINVAL when it is no regular file;
+ * a symlink as the last component is not followed: -ELOOP). */
 ssize_t sys_read_file(const char *path, char *buf, size_t cap) WUR;
 ssize_t sys_read_fileat(int dir, const char *path, char *buf, size_t cap) WUR;
 /* Writes buf to path: new file, fsync, rename over, fsync the directory. */
