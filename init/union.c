@@ -75,8 +75,9 @@ static void mount_lowers(struct boot *b)
 		if (rc == 0)
 			rc = sys_mount(b->lower_dev[i], lower_dirs[i], type, MS_RDONLY, data);
 		if (rc < 0) {
-			IGNORE(strfmt(why, sizeof(why), "mounting read-only layer %u %s (%s) failed: %s",
-				      i + 1, b->lower_dev[i], type, strerror(-rc)));
+			IGNORE(strfmt(why, sizeof(why), "mounting read-only layer %u %s (%s) failed: %s%s",
+				      i + 1, b->lower_dev[i], type, strerror(-rc),
+				      rc == -EINVAL ? " (a damaged or truncated image?)" : ""));
 			rescue_fatal(b, why);
 		}
 		log_info("read-only layer %u: %s (%s) on %s", i + 1, b->lower_dev[i], type,
@@ -170,17 +171,23 @@ static int control_state(struct boot *b, int rw, struct reset_env *env, struct u
 }
 
 
+/* How full the branch is, in percent; -1 when it cannot tell. */
+static int used_percent(int rw)
+{
+	struct statvfs vfs;
+
+	if (fstatvfs(rw, &vfs) < 0 || !vfs.f_blocks)
+		return -1;
+	return (int)(100 - 100ull * vfs.f_bfree / vfs.f_blocks);
+}
+
 /* union.warnfull: say it at boot, before writes start failing. */
 static void warn_full(struct boot *b, int rw)
 {
-	struct statvfs vfs;
-	unsigned used;
+	int used = used_percent(rw);
 
-	if (fstatvfs(rw, &vfs) < 0 || !vfs.f_blocks)
-		return;
-	used = (unsigned)(100 - 100ull * vfs.f_bfree / vfs.f_blocks);
-	if (used >= (unsigned)b->cfg.warnfull)
-		log_warn("writable branch %s is %u%% full (union.warnfull=%d); writes fail when it is full: free space or reset",
+	if (used >= 0 && used >= b->cfg.warnfull)
+		log_warn("writable branch %s is %d%% full (union.warnfull=%d); writes fail when it is full: free space or reset",
 			 b->upper_dev, used, b->cfg.warnfull);
 }
 
@@ -279,8 +286,9 @@ static int writable_branch(struct boot *b)
 		rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME | b->root_flags,
 			       b->cfg.upperflags[0] ? b->cfg.upperflags : NULL);
 		if (rc < 0) {
-			IGNORE(strfmt(why, sizeof(why), "mounting writable branch %s (%s) failed: %s",
-				      b->upper_dev, type, strerror(-rc)));
+			IGNORE(strfmt(why, sizeof(why), "mounting writable branch %s (%s) failed: %s%s",
+				      b->upper_dev, type, strerror(-rc),
+				      rc == -EROFS || rc == -EACCES ? " (a write-protected medium?)" : ""));
 			goto fail_unmounted;
 		}
 	}
@@ -289,6 +297,18 @@ static int writable_branch(struct boot *b)
 		rc = -errno;
 		what = "opening";
 		goto fail;
+	}
+	if (b->upper_kind == UPPER_DEVICE && fd_readonly(rw)) {
+		/* mounted, but read-only: "ro" in union.upperflags, or a file
+		 * system that turns itself read-only on errors it meets while
+		 * mounting. A writable branch it is not. */
+		close(rw);
+		IGNORE(strfmt(why, sizeof(why),
+			      "writable branch %s (%s) is mounted read-only: file system errors (see dmesg) or ro in union.upperflags",
+			      b->upper_dev, type));
+		if (umount2(RWDIR, MNT_DETACH) < 0)
+			log_warn("cannot unmount %s: %s", RWDIR, strerror(errno));
+		goto fail_unmounted;
 	}
 	env.lowers = lower_paths;
 	env.nlower = b->nlower;
@@ -368,7 +388,14 @@ static int mount_overlay(struct boot *b, int with_upper)
 	if (rc < 0)
 		return rc;
 	modules_for_fs(b, "overlay");
-	return sys_mount("overlay", NEWROOT, "overlay", flags, b->overlay_opts);
+	rc = sys_mount("overlay", NEWROOT, "overlay", flags, b->overlay_opts);
+	if (rc < 0 || !with_upper || (flags & MS_RDONLY) || !path_readonly(NEWROOT))
+		return rc;
+	/* overlayfs mounts read-only when it cannot create work/work (a full
+	 * branch): a union that cannot take a write is a failure, said as one */
+	if (umount2(NEWROOT, MNT_DETACH) < 0)
+		log_warn("cannot unmount %s: %s", NEWROOT, strerror(errno));
+	return -EROFS;
 }
 
 void union_build(struct boot *b)
@@ -400,11 +427,17 @@ void union_build(struct boot *b)
 				rc = mount_overlay(b, 1);
 		}
 		if (rc < 0 && rc != -ENODEV && b->upper_kind == UPPER_DEVICE) {
-			char why[160];
+			char why[200];
 
+			if (rc == -EROFS || rc == -ENOSPC)
+				IGNORE(strfmt(why, sizeof(why),
+					      "overlay over writable branch %s %s: no room for work/ (%d%% full)",
+					      b->upper_dev, rc == -EROFS ? "came up read-only" : "failed",
+					      used_percent(rw)));
+			else
+				IGNORE(strfmt(why, sizeof(why), "overlay over writable branch %s failed: %s",
+					      b->upper_dev, strerror(-rc)));
 			close(rw);
-			IGNORE(strfmt(why, sizeof(why), "overlay over writable branch %s failed: %s",
-				      b->upper_dev, strerror(-rc)));
 			if (umount2(RWDIR, MNT_DETACH) < 0)
 				log_warn("cannot unmount %s: %s", RWDIR, strerror(errno));
 			onfail(b, why);

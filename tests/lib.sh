@@ -21,7 +21,7 @@ need_root() {
 
 # expect NAME FILE PATTERN [WHY]: PASS when the extended regex PATTERN occurs in FILE.
 expect() {
-	if grep -Eq -- "$3" "$2"; then
+	if grep -aEq -- "$3" "$2"; then
 		pass "$1"
 	else
 		fail "$1" "${4:-no line matching /$3/ in $2}"
@@ -35,7 +35,7 @@ OUTDIR=${OUTDIR:-$BUILD/$BOARD}
 # Use it beside a positive expect on the same log, never alone: a log that
 # shows nothing at all must not pass.
 expect_not() {
-	if grep -Eq -- "$3" "$2"; then
+	if grep -aEq -- "$3" "$2"; then
 		fail "$1" "$4"
 	else
 		pass "$1"
@@ -104,7 +104,7 @@ boot() {
 		return 1
 	fi
 	# UBI's attach summary always says "corrupted PEBs: 0": not a corruption
-	if grep -v 'corrupted PEBs: 0$' "$log" | grep -Eq 'Kernel panic|Oops|BUG:|corrupt'; then
+	if grep -av 'corrupted PEBs: 0$' "$log" | grep -aEq 'Kernel panic|Oops|BUG:|corrupt'; then
 		echo "boot: the console shows a panic, oops or corruption (see $log)" >&2
 		return 1
 	fi
