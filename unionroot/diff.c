@@ -120,16 +120,16 @@ static int modified(int ud, int ld, const char *name, const struct stat *u, cons
 		return 1;
 	if (S_ISDIR(u->st_mode))
 		return 0;
-	if (S_ISLNK(u->st_mode))
-		return !same_link(ud, ld, name);
 	if (S_ISCHR(u->st_mode) || S_ISBLK(u->st_mode))
 		return u->st_rdev != l->st_rdev;
-	if (!S_ISREG(u->st_mode))
+	if (!S_ISREG(u->st_mode) && !S_ISLNK(u->st_mode))
 		return 0;
+	/* a file or link the user made anew (its own mtime) is the user's, as
+	 * in copy-up mode, even when its bytes are the image's */
 	if (u->st_size != l->st_size || u->st_mtim.tv_sec != l->st_mtim.tv_sec ||
 	    u->st_mtim.tv_nsec != l->st_mtim.tv_nsec)
 		return 1;
-	return !same_bytes(ud, ld, name);
+	return S_ISLNK(u->st_mode) ? !same_link(ud, ld, name) : !same_bytes(ud, ld, name);
 }
 
 static int emit(struct walk *w, char kind)
@@ -237,7 +237,8 @@ static int walk_dir(struct walk *w, int ud, const int *lds, unsigned nl, int dep
 		free_names(&ns);
 		return 0;
 	}
-	qsort(ns.v, ns.n, sizeof(*ns.v), by_name);
+	if (ns.n) /* qsort(NULL, 0) is undefined: an empty directory */
+		qsort(ns.v, ns.n, sizeof(*ns.v), by_name);
 	rc = 0;
 	for (size_t i = 0; i < ns.n && rc >= 0; i++)
 		rc = one(w, ud, lds, nl, ns.v[i], depth);
