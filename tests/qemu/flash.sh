@@ -97,6 +97,21 @@ if boot "$T/b1.log" "$F" 'echo "n=1" >/root/boots' --disk "$B" --append "$BLK" &
 else
 	fail "blank ext4 boots" "no clean boot (see $T/b1.log, $T/b2.log)"
 fi
+# the same with f2fs (mkfs.f2fs and fsck.f2fs are in the board's TOOLS)
+B2=$T/blank-f2fs.img
+truncate -s 128M "$B2"
+BLK2='union.upper=/dev/vdc union.format=f2fs'
+if boot "$T/b4.log" "$F" 'echo "n=f2fs" >/root/boots' --disk "$B2" --append "$BLK2" &&
+	boot "$T/b5.log" "$F" 'echo "MARK-$(cat /root/boots)"' --disk "$B2" --append "$BLK2"; then
+	expect "a blank partition is formatted as f2fs with union.format=f2fs" "$T/b4.log" 'writable branch /dev/vdc is blank; formatting it as f2fs'
+	expect "the f2fs partition is the writable branch" "$T/b4.log" '^real-init: status: upper_state=persistent on /dev/vdc \(f2fs\)'
+	expect "the next boot checks the f2fs branch and reuses its data" "$T/b5.log" '^MARK-n=f2fs'
+	expect_not "an f2fs branch is never formatted again" "$T/b5.log" 'formatting it' "the second boot formatted it"
+	expect "a checker's lines are logged whole, even after a line longer than the buffer" "$T/b5.log" 'unionroot: fsck.f2fs: Info: FSCK version$'
+else
+	fail "blank f2fs boots" "no clean boot (see $T/b4.log, $T/b5.log)"
+	keep_log "$T/b4.log" "$T/b5.log"
+fi
 N=$T/notblank.img
 truncate -s 64M "$N"
 printf 'precious' | dd of="$N" bs=1 seek=300000 conv=notrunc status=none
