@@ -126,8 +126,9 @@ int noinitramfs_switch(void) WUR;
 void union_build(struct boot *b);
 /* init/copyup.c: chooses the backend (after the lowers are mounted) */
 void copyup_choose(struct boot *b);
-/* Takes a pending reset over for the copy-up backend; returns the reset flag
- * for branch_prepare (0 when copy-up restores instead). */
+/* Takes a pending reset over for the copy-up backend (reset: the command
+ * line's enum reset_mode); returns it for branch_prepare, 0 when copy-up
+ * restores instead. Keep paths are not supported there yet: said once. */
 int copyup_take_reset(struct boot *b, int rw, int reset);
 /* Copies, merges or restores into upper/, binds it to /newroot. */
 int copyup_root(struct boot *b, int rw);

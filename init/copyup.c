@@ -18,6 +18,7 @@
 #include "copyup.h"
 #include "identity.h"
 #include "log.h"
+#include "reset.h"
 #include "sbuf.h"
 #include "sys.h"
 
@@ -105,7 +106,7 @@ void copyup_choose(struct boot *b)
 int copyup_take_reset(struct boot *b, int rw, int reset)
 {
 	struct stat st;
-	int state;
+	int state, keep_unsupported = 0;
 
 	if (!b->copyup)
 		return reset;
@@ -115,6 +116,12 @@ int copyup_take_reset(struct boot *b, int rw, int reset)
 	/* the request becomes our marker, cleared after the restore: a cut in
 	 * between restores again at the next boot */
 	if (fstatat(state, BRANCH_RESET_REQUEST, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		static char text[RESET_REQUEST_MAX];
+		static struct reset_req req;
+
+		if (sys_read_fileat(state, BRANCH_RESET_REQUEST, text, sizeof(text)) >= 0 &&
+		    reset_request_parse(text, &req) == 0 && (req.keeplist || req.keep.n))
+			keep_unsupported = 1;
 		if (renameat(state, BRANCH_RESET_REQUEST, state, COPYUP_RESET) == 0 && fsync(state) == 0)
 			b->copyup_reset = 2;
 	} else if (reset) {
@@ -124,6 +131,8 @@ int copyup_take_reset(struct boot *b, int rw, int reset)
 	if (!b->copyup_reset && fstatat(state, COPYUP_RESET, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		b->copyup_reset = 1;
 	close(state);
+	if (b->copyup_reset && (keep_unsupported || reset == RESET_FACTORY_KEEPLIST))
+		log_warn("factory reset in copy-up mode: keep paths are not supported there yet; restoring the whole factory tree");
 	return 0;
 }
 

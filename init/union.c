@@ -319,7 +319,7 @@ static int writable_branch(struct boot *b)
 	if (b->copyup) {
 		/* copy-up restores the factory tree itself, only what differs: the
 		 * request becomes its marker and upper/ stays where it is */
-		IGNORE(copyup_take_reset(b, rw, env.mode != RESET_NONE)); /* 0 in copy-up mode */
+		IGNORE(copyup_take_reset(b, rw, env.mode)); /* 0 in copy-up mode */
 		env.mode = RESET_NONE;
 	}
 	rc = branch_prepare(rw, &env, &res, &what);

@@ -76,10 +76,12 @@ fi
 # 5. unionroot reset --yes at run time, applied by the next boot
 if boot "$T/5a.log" "$DATA" '
 	echo again >/root/persist
-	/run/unionroot/bin/unionroot reset --yes && echo MARK-requested' --append "$CU" &&
+	/run/unionroot/bin/unionroot reset --yes --keep /root/persist && echo MARK-requested' --append "$CU" &&
 	boot "$T/5b.log" "$DATA" '[ -e /root/persist ] && echo MARK-kept || echo MARK-reset-done' --append "$CU"; then
 	expect "copy-up: the next boot applies a requested reset" "$T/5b.log" '^MARK-reset-done'
 	expect "copy-up: PID 1 says the reset came from the request" "$T/5b.log" "factory reset \(copy-up, requested by 'unionroot reset'\)"
+	expect "copy-up: keep paths are said to be unsupported, not dropped silently" "$T/5b.log" \
+		'factory reset in copy-up mode: keep paths are not supported there yet; restoring the whole factory tree'
 else
 	fail "copy-up runtime reset" "no clean boot (see $T/5a.log, $T/5b.log)"
 fi
