@@ -207,6 +207,13 @@ expect "the shell on a damaged image runs commands" "$T/9b.log" '^MARK-shell-42'
 expect "leaving it reboots" "$T/9b.log" 'rescue shell left; rebooting'
 expect_not "the rescue path is no kernel panic" "$T/9b.log" 'Kernel panic|Attempted to kill init' "the kernel panicked"
 
+# 9c. a read-only layer that never shows up: the devices seen are listed
+run_to_end "$T/9c.log" --data "$T/lw.img" --cmd 'echo MARK-ran' --append 'union.lower=LABEL=nosuch union.wait=2'
+expect "a missing read-only layer is named after the deadline" "$T/9c.log" 'unionroot: read-only layer 1 LABEL=nosuch not found'
+expect "the devices that were there are listed" "$T/9c.log" 'unionroot: block devices found: .*vda \(squashfs\)'
+expect "a missing read-only layer ends in the countdown" "$T/9c.log" 'no rescue shell in the initramfs, rebooting in 10 s'
+expect_not "a missing read-only layer is no kernel panic" "$T/9c.log" 'Kernel panic|Attempted to kill init|^MARK-ran' "a panic, or the real init ran"
+
 # 10. a command line of garbage: empty and repeated keys, bytes that are not
 # UTF-8, quotes, huge values, up to what x86 passes (2048 bytes in all)
 python3 - >"$T/garbage" <<-'EOF'

@@ -182,3 +182,13 @@ expect "a symlink out of the medium is refused" "$T/7.log" \
 expect "the boot takes the defined fallback: a visible countdown to reboot" "$T/7.log" \
 	'no rescue shell in the initramfs, rebooting in 10 s'
 expect_not "the boot stops when the image cannot be used" "$T/7.log" '^MARK-should-not-run' "the real init ran"
+
+# 8. the medium is there, the image file on it is not
+"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --lower none --data none --cdrom "$T/live.iso" \
+	--append 'union.lower=LABEL=LIVECD:/live/nothere.squashfs union.upper=tmpfs' \
+	--cmd 'echo MARK-should-not-run' --timeout 90 --log "$T/8.log" >/dev/null 2>&1
+sed -i 's/\r$//' "$T/8.log"
+expect "an image file missing from its medium is named with the medium" "$T/8.log" \
+	'image /live/nothere.squashfs on /dev/sr0: no such file on the medium'
+expect "a missing image file ends in the countdown" "$T/8.log" 'no rescue shell in the initramfs, rebooting in 10 s'
+expect_not "a missing image file is no panic and runs no init" "$T/8.log" 'Kernel panic|^MARK-should-not-run' "a panic, or the real init ran"
