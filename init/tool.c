@@ -14,10 +14,9 @@
 #include "log.h"
 #include "sys.h"
 
-/* Logs the complete lines in buf[0..*len), keeps a cut tail for later. With
- * flush, the tail goes out too: at the end, or when one line fills the whole
- * buffer (only then: a full buffer that ends in a cut line keeps the cut). */
-static void log_lines(const char *name, char *buf, size_t *len, int flush)
+/* Logs the complete lines in buf[0..*len), keeps a cut tail for later. The
+ * tail goes out too at the end, or when it is one line filling all of cap. */
+static void log_lines(const char *name, char *buf, size_t *len, size_t cap, int at_end)
 {
 	size_t start = 0;
 
@@ -28,7 +27,7 @@ static void log_lines(const char *name, char *buf, size_t *len, int flush)
 			log_info("%s: %.*s", name, (int)(i - start), buf + start);
 		start = i + 1;
 	}
-	if (flush && start < *len && (flush > 1 || start == 0)) {
+	if (start < *len && (at_end || (start == 0 && *len == cap))) {
 		log_info("%s: %.*s", name, (int)(*len - start), buf + start);
 		start = *len;
 	}
@@ -87,9 +86,9 @@ int tool_run(const char *path, char *const argv[], unsigned timeout_s)
 		if (n <= 0)
 			break; /* the tool closed its output: it is ending */
 		len += (size_t)n;
-		log_lines(name, buf, &len, len == sizeof(buf));
+		log_lines(name, buf, &len, sizeof(buf), 0);
 	}
-	log_lines(name, buf, &len, 2);
+	log_lines(name, buf, &len, sizeof(buf), 1);
 	close(pipefd[0]);
 	/* its output is closed; it still gets only what is left of its time */
 	while (!timed_out) {

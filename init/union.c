@@ -92,6 +92,13 @@ static void say_log(int level, const char *msg, void *ctx)
 	ur_log(level, "%s", msg);
 }
 
+/* Lazy unmount of a mount of ours; a failure is said and left. */
+static void detach(const char *path)
+{
+	if (umount2(path, MNT_DETACH) < 0)
+		log_warn("cannot unmount %s: %s", path, strerror(errno));
+}
+
 /* Moves the mounted persistent branch out of the way, read-only, to SAVEDIR.
  * 0, or -errno after unmounting it (reported, with what for). */
 static int keep_saved(const char *dev, const char *what)
@@ -105,8 +112,7 @@ static int keep_saved(const char *dev, const char *what)
 	if (rc < 0) {
 		log_err("%s: keeping writable branch %s read-only at %s failed: %s; it is not mounted",
 			what, dev, SAVEDIR, strerror(-rc));
-		if (umount2(RWDIR, MNT_DETACH) < 0)
-			log_warn("cannot unmount %s: %s", RWDIR, strerror(errno));
+		detach(RWDIR);
 	}
 	return rc;
 }
@@ -306,9 +312,7 @@ static int writable_branch(struct boot *b)
 		IGNORE(strfmt(why, sizeof(why),
 			      "writable branch %s (%s) is mounted read-only: file system errors (see dmesg) or ro in union.upperflags",
 			      b->upper_dev, type));
-		if (umount2(RWDIR, MNT_DETACH) < 0)
-			log_warn("cannot unmount %s: %s", RWDIR, strerror(errno));
-		goto fail_unmounted;
+		goto fail_mounted;
 	}
 	env.lowers = lower_paths;
 	env.nlower = b->nlower;
@@ -361,8 +365,8 @@ static int writable_branch(struct boot *b)
 fail:
 	IGNORE(strfmt(why, sizeof(why), "writable branch %s: %s failed: %s",
 		      b->upper_dev[0] ? b->upper_dev : "tmpfs", what, strerror(-rc)));
-	if (umount2(RWDIR, MNT_DETACH) < 0)
-		log_warn("cannot unmount %s: %s", RWDIR, strerror(errno));
+fail_mounted:
+	detach(RWDIR);
 fail_unmounted:
 	if (b->upper_kind == UPPER_TMPFS) {
 		log_err("%s; booting read-only", why);
@@ -393,8 +397,7 @@ static int mount_overlay(struct boot *b, int with_upper)
 		return rc;
 	/* overlayfs mounts read-only when it cannot create work/work (a full
 	 * branch): a union that cannot take a write is a failure, said as one */
-	if (umount2(NEWROOT, MNT_DETACH) < 0)
-		log_warn("cannot unmount %s: %s", NEWROOT, strerror(errno));
+	detach(NEWROOT);
 	return -EROFS;
 }
 
@@ -438,8 +441,7 @@ void union_build(struct boot *b)
 				IGNORE(strfmt(why, sizeof(why), "overlay over writable branch %s failed: %s",
 					      b->upper_dev, strerror(-rc)));
 			close(rw);
-			if (umount2(RWDIR, MNT_DETACH) < 0)
-				log_warn("cannot unmount %s: %s", RWDIR, strerror(errno));
+			detach(RWDIR);
 			onfail(b, why);
 			rw = writable_branch(b);
 			rc = rw >= 0 ? mount_overlay(b, 1) : rw;
