@@ -45,8 +45,12 @@ user_branch() { # IMG
 		write /etc/hostname upper/root/persist
 	EOF
 }
-user_file_on() { # IMG: the user's file is still on the disk
-	debugfs -R 'cat upper/root/persist' "$1" 2>/dev/null | grep -q .
+files_kept() { # NAME IMG: the user's file is still on the disk
+	if debugfs -R 'cat upper/root/persist' "$2" 2>/dev/null | grep -q .; then
+		pass "$1"
+	else
+		fail "$1" "upper/root/persist is gone from $2"
+	fi
 }
 # full IMG: no block and no inode left, as root sees it
 fill_up() {
@@ -111,18 +115,14 @@ elif boot "$T/4.log" "$T/full.img" "$SHOW; touch /probe && echo MARK-writable" -
 		'unionroot: overlay over writable branch /dev/vdb (came up read-only|failed): no room for work/ \([0-9]+% full\); booting with a volatile writable branch in RAM'
 	expect "the root takes writes after a full branch" "$T/4.log" '^MARK-writable'
 	expect "status says the root is volatile because the branch is full" "$T/4.log" '^real-init: status: upper_state=volatile: overlay over writable branch /dev/vdb .*no room for work/'
-	if user_file_on "$T/full.img"; then
-		pass "the user's files stay on the full branch"
-	else
-		fail "the user's files stay on the full branch" "upper/root/persist is gone from $T/full.img"
-	fi
+	files_kept "the user's files stay on the full branch" "$T/full.img"
 else
 	fail "failsafe: full branch" "no clean boot (see $T/4.log)"
 	keep_log "$T/4.log"
 fi
 
 # 5. a reset that cannot be done (full, no work/ to free): the branch is
-# left as it was, the boot volatile; the request is not lost
+# left as it was, the boot volatile
 user_branch "$T/full2.img"
 debugfs -w -R "rmdir work" "$T/full2.img" >/dev/null 2>&1
 if ! fill_up "$T/full2.img"; then
@@ -131,11 +131,7 @@ elif boot "$T/5.log" "$T/full2.img" "$SHOW" --append "$UP union.reset=1"; then
 	expect "a reset that fails is named with its step and cause" "$T/5.log" \
 		'unionroot: writable branch /dev/vdb: [a-z /.-]+ failed: No space left on device; booting with a volatile writable branch in RAM \(union.onfail=tmpfs\)'
 	expect "the real init ran after a failed reset" "$T/5.log" '^MARK-ran'
-	if user_file_on "$T/full2.img"; then
-		pass "a failed reset leaves the user's files where they were"
-	else
-		fail "a failed reset leaves the user's files where they were" "upper/root/persist is gone"
-	fi
+	files_kept "a failed reset leaves the user's files where they were" "$T/full2.img"
 else
 	fail "failsafe: failed reset" "no clean boot (see $T/5.log)"
 	keep_log "$T/5.log"

@@ -172,23 +172,21 @@ else
 	keep_log "$T/6.log"
 fi
 
-# 7. an image path that is a symlink out of the medium is refused
-"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --lower none --data none --cdrom "$T/live.iso" \
-	--append 'union.lower=LABEL=LIVECD:/live/escape.squashfs union.upper=tmpfs' \
-	--cmd 'echo MARK-should-not-run' --timeout 90 --log "$T/7.log" >/dev/null 2>&1
-sed -i 's/\r$//' "$T/7.log"
-expect "a symlink out of the medium is refused" "$T/7.log" \
-	'image /live/escape.squashfs on /dev/sr0: the path leaves the medium'
-expect "the boot takes the defined fallback: a visible countdown to reboot" "$T/7.log" \
-	'no rescue shell in the initramfs, rebooting in 10 s'
-expect_not "the boot stops when the image cannot be used" "$T/7.log" '^MARK-should-not-run' "the real init ran"
+# refused_image NUM PATH REASON WHAT: a live CD boot whose image PATH cannot
+# be used ends in REASON and the countdown, no panic, no real init
+refused_image() {
+	local log=$T/$1.log
+	"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --lower none --data none --cdrom "$T/live.iso" \
+		--append "union.lower=LABEL=LIVECD:$2 union.upper=tmpfs" \
+		--cmd 'echo MARK-should-not-run' --timeout 90 --log "$log" >/dev/null 2>&1
+	sed -i 's/\r$//' "$log"
+	expect "$4 is refused with the medium and the reason" "$log" "image $2 on /dev/sr0: $3"
+	expect "$4: the defined fallback, a visible countdown to reboot" "$log" \
+		'no rescue shell in the initramfs, rebooting in 10 s'
+	expect_not "$4: no panic, no real init" "$log" 'Kernel panic|^MARK-should-not-run' "a panic, or the real init ran"
+}
 
+# 7. an image path that is a symlink out of the medium is refused
+refused_image 7 /live/escape.squashfs 'the path leaves the medium' "a symlink out of the medium"
 # 8. the medium is there, the image file on it is not
-"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --lower none --data none --cdrom "$T/live.iso" \
-	--append 'union.lower=LABEL=LIVECD:/live/nothere.squashfs union.upper=tmpfs' \
-	--cmd 'echo MARK-should-not-run' --timeout 90 --log "$T/8.log" >/dev/null 2>&1
-sed -i 's/\r$//' "$T/8.log"
-expect "an image file missing from its medium is named with the medium" "$T/8.log" \
-	'image /live/nothere.squashfs on /dev/sr0: no such file on the medium'
-expect "a missing image file ends in the countdown" "$T/8.log" 'no rescue shell in the initramfs, rebooting in 10 s'
-expect_not "a missing image file is no panic and runs no init" "$T/8.log" 'Kernel panic|^MARK-should-not-run' "a panic, or the real init ran"
+refused_image 8 /live/nothere.squashfs 'no such file on the medium' "an image file missing from its medium"
