@@ -41,7 +41,7 @@ T_OBJ := $(patsubst %.c,$(BUILD)/target/%.o,$(LIB_SRC) $(INIT_SRC))
 H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC))
 
-.PHONY: all deps kernel initramfs images demo check test unit lint bench bench-reset clean install fuzz
+.PHONY: all deps kernel kernel-builtin initramfs images demo check test unit lint bench bench-reset clean install fuzz
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
 
 deps:
@@ -134,6 +134,11 @@ else
 	$(Q)install -D -m 0644 $(KERNEL) $(BUILD)/$(BOARD)/vmlinuz
 endif
 
+# The board's own kernel with every driver built in (board/BOARD/kernel.config
+# on tinyconfig, from Debian's linux-source), for booting without an initramfs.
+kernel-builtin: kernel
+	$(Q)tools/build-kernel $(BOARD) $(BUILD) >/dev/null
+
 initramfs: $(BOARD_BIN) $(BUILD)/unionroot-test $(BUILD)/host/mkcpio kernel
 	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) $(if $(MODULES),--modules $(MODULES))
 	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) --test $(if $(MODULES),--modules $(MODULES))
@@ -153,7 +158,9 @@ check: deps
 	$(Q)for b in $(CHECK_BOARDS); do \
 		$(MAKE) --no-print-directory initramfs images BOARD=$$b || exit 1; \
 	done
-	$(Q)tools/mkinitramfs qemu-x86_64-flash $(BUILD) --kernel-root >/dev/null
+	$(Q)for b in $(BOARD) $(CHECK_BOARDS); do \
+		[ ! -f board/$$b/kernel.config ] || $(MAKE) --no-print-directory kernel-builtin BOARD=$$b || exit 1; \
+	done
 	$(Q)tests/run $(BUILD) $(BOARD)
 
 test: check

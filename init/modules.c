@@ -218,7 +218,7 @@ void modules_load(struct boot *b)
 	int rc;
 
 	if (sys_read_file("/etc/unionroot/modules", m.list, sizeof(m.list)) < 0) {
-		log_info("no module list in the initramfs; relying on built-in drivers");
+		log_info("no module list (/etc/unionroot/modules); relying on built-in drivers");
 		b->t_modules = sys_now_ms();
 		return;
 	}

@@ -6,8 +6,10 @@
  * union.init= says otherwise (never this program again). */
 #include <errno.h>
 #include <linux/magic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -36,6 +38,38 @@ static int same_file(const char *a, const char *b)
 
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
 	       sa.st_ino == sb.st_ino;
+}
+
+/* The block device the kernel mounted as / ("/dev/root" in /proc/mounts,
+ * a name devtmpfs does not have): the device node whose number is the root's
+ * st_dev, named by sysfs. "/" when there is none (a root on an MTD or UBI
+ * volume, or no devtmpfs); the layer's identity is then unknown. */
+static void root_device(char *out, size_t cap)
+{
+	char path[64], uevent[512], *name;
+	struct stat root, dev;
+	ssize_t n;
+
+	IGNORE(strcopy(out, cap, "/")); /* fits */
+	if (stat("/", &root) < 0 || major(root.st_dev) == 0)
+		return;
+	IGNORE(strfmt(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major(root.st_dev),
+		      minor(root.st_dev))); /* fits */
+	n = sys_read_file(path, uevent, sizeof(uevent) - 1);
+	if (n <= 0)
+		return;
+	uevent[n] = '\0';
+	name = strstr(uevent, "DEVNAME=");
+	if (!name || (name != uevent && name[-1] != '\n'))
+		return;
+	name += strlen("DEVNAME=");
+	name[strcspn(name, "\n")] = '\0';
+	if (!name[0] || strstr(name, ".."))
+		return;
+	IGNORE(strfmt(path, sizeof(path), "/dev/%s", name)); /* a long name fails the stat below */
+	if (stat(path, &dev) == 0 && S_ISBLK(dev.st_mode) && dev.st_rdev == root.st_dev &&
+	    strcopy(out, cap, path) < 0)
+		IGNORE(strcopy(out, cap, "/")); /* fits */
 }
 
 /* Runs the real init on the root as it is; for when no union can be built. */
@@ -74,7 +108,7 @@ void noinitramfs_setup(struct boot *b)
 	b->lower[0].kind = SPEC_DEV;
 	b->lower[0].deadline = -1;
 	IGNORE(strcopy(b->lower[0].value, sizeof(b->lower[0].value), "/")); /* fits */
-	IGNORE(strcopy(b->lower_dev[0], sizeof(b->lower_dev[0]), "/")); /* fits */
+	root_device(b->lower_dev[0], sizeof(b->lower_dev[0]));
 	IGNORE(strcopy(b->lower_type[0], sizeof(b->lower_type[0]), fs_name((long)sfs.f_type)));
 	b->nlower = 1;
 	log_info("no initramfs: the running %s root is the read-only layer; pivot_root into the union, then %s",
