@@ -124,6 +124,13 @@ int noinitramfs_lower(const char *dir) WUR;
 int noinitramfs_switch(void) WUR;
 /* init/union.c */
 void union_build(struct boot *b);
+/* room.c: a full writable branch gives up its reserve before anything is
+ * written to it; after the boot's writes, the fullness warning and a new
+ * reserve when there is room for one. */
+void room_at_mount(struct boot *b, int rw);
+void room_after_boot(struct boot *b, int rw);
+/* How full the branch is, in percent; -1 when it cannot tell. */
+int room_used_percent(int rw);
 /* init/copyup.c: chooses the backend (after the lowers are mounted) */
 void copyup_choose(struct boot *b);
 /* Takes a pending reset over for the copy-up backend (reset: the command

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -16,6 +15,7 @@
 #include "decide.h"
 #include "identity.h"
 #include "log.h"
+#include "media.h"
 #include "overlay.h"
 #include "reset.h"
 #include "sbuf.h"
@@ -177,26 +177,6 @@ static int control_state(struct boot *b, int rw, struct reset_env *env, struct u
 }
 
 
-/* How full the branch is, in percent; -1 when it cannot tell. */
-static int used_percent(int rw)
-{
-	struct statvfs vfs;
-
-	if (fstatvfs(rw, &vfs) < 0 || !vfs.f_blocks)
-		return -1;
-	return (int)(100 - 100ull * vfs.f_bfree / vfs.f_blocks);
-}
-
-/* union.warnfull: say it at boot, before writes start failing. */
-static void warn_full(struct boot *b, int rw)
-{
-	int used = used_percent(rw);
-
-	if (used >= 0 && used >= b->cfg.warnfull)
-		log_warn("writable branch %s is %d%% full (union.warnfull=%d); writes fail when it is full: free space or reset",
-			 b->upper_dev, used, b->cfg.warnfull);
-}
-
 /* union.session=volatile (kiosk): what the admin saved becomes the top
  * read-only layer, a tmpfs takes this session's changes. The reset, the
  * boot counter and upgrades were applied to the saved branch first. */
@@ -289,8 +269,9 @@ static int writable_branch(struct boot *b)
 			goto fail_unmounted;
 		modules_for_fs(b, type);
 		b->root_flags = removable_flags(b);
+		/* vfat: the kernel's default iocharset may be a module it lacks */
 		rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME | b->root_flags,
-			       b->cfg.upperflags[0] ? b->cfg.upperflags : NULL);
+			       b->cfg.upperflags[0] ? b->cfg.upperflags : media_mount_options(type));
 		if (rc < 0) {
 			IGNORE(strfmt(why, sizeof(why), "mounting writable branch %s (%s) failed: %s%s",
 				      b->upper_dev, type, strerror(-rc),
@@ -314,6 +295,17 @@ static int writable_branch(struct boot *b)
 			      b->upper_dev, type));
 		goto fail_mounted;
 	}
+	if (b->upper_kind == UPPER_DEVICE && b->copyup && branch_holds_symlinks(rw) == 0) {
+		/* copy-up onto it would lose every link of the image, /bin/sh
+		 * and the init among them: a root that cannot start */
+		close(rw);
+		IGNORE(strfmt(why, sizeof(why),
+			      "writable branch %s (%s) cannot hold symbolic links, so no root can live on it (use ext4, f2fs, ubifs or jffs2)",
+			      b->upper_dev, type));
+		goto fail_mounted;
+	}
+	if (b->upper_kind == UPPER_DEVICE)
+		room_at_mount(b, rw);
 	env.lowers = lower_paths;
 	env.nlower = b->nlower;
 	if (b->upper_kind == UPPER_DEVICE && control_state(b, rw, &env, &next) == 1) {
@@ -354,7 +346,7 @@ static int writable_branch(struct boot *b)
 			b->upper_dev, strerror(-rc));
 	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "persistent on %s (%s)",
 		      b->upper_dev, type)); /* fits: short names */
-	warn_full(b, rw);
+	room_after_boot(b, rw);
 	if (b->cfg.session_volatile && !b->copyup) {
 		close(rw);
 		go_session(b);
@@ -413,6 +405,10 @@ void union_build(struct boot *b)
 		rw = writable_branch(b);
 		if (rw != -EAGAIN)
 			break;
+		/* a fall to union.onfail=tmpfs leaves the file system that
+		 * forced copy-up behind: tmpfs hosts an overlay */
+		if (b->copyup && b->cfg.mode != MODE_COPYUP)
+			copyup_choose(b);
 	}
 	if (rw >= 0 && b->copyup) {
 		IGNORE(copyup_root(b, rw)); /* logged; without a backend the layer is bound read-only */
@@ -436,7 +432,7 @@ void union_build(struct boot *b)
 				IGNORE(strfmt(why, sizeof(why),
 					      "overlay over writable branch %s %s: no room for work/ (%d%% full)",
 					      b->upper_dev, rc == -EROFS ? "came up read-only" : "failed",
-					      used_percent(rw)));
+					      room_used_percent(rw)));
 			else
 				IGNORE(strfmt(why, sizeof(why), "overlay over writable branch %s failed: %s",
 					      b->upper_dev, strerror(-rc)));

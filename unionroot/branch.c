@@ -209,3 +209,22 @@ int branch_fresh_work(int rw)
 		return -errno;
 	return fsync(rw) < 0 ? -errno : 0;
 }
+
+#define SYMLINK_PROBE ".unionroot-symlink-probe"
+
+int branch_holds_symlinks(int rw)
+{
+	int rc = 0;
+
+	/* a probe a power cut left behind goes first */
+	if (unlinkat(rw, SYMLINK_PROBE, 0) < 0 && errno != ENOENT)
+		return -errno;
+	if (symlinkat(BRANCH_STATE, rw, SYMLINK_PROBE) < 0) {
+		if (errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS)
+			return 0;
+		return -errno;
+	}
+	if (unlinkat(rw, SYMLINK_PROBE, 0) < 0)
+		rc = -errno;
+	return rc < 0 ? rc : 1;
+}

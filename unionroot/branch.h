@@ -41,5 +41,9 @@ int branch_trash_empty(int rw) WUR;
 /* Moves work/ aside and makes a fresh one (a stale or incompatible work
  * directory makes overlayfs refuse the mount). 0 or -errno. */
 int branch_fresh_work(int rw) WUR;
+/* Whether the branch's file system can hold a root's symbolic links (vfat,
+ * exfat and ntfs cannot): makes and removes a probe link at its top.
+ * 1, 0, or -errno when the probe itself failed. */
+int branch_holds_symlinks(int rw) WUR;
 
 #endif

@@ -44,6 +44,33 @@ else
 	fail "jffs2 reset boot" "no clean boot (see $T/j3.log)"
 fi
 
+# --- jffs2 filled to the brim -------------------------------------------------
+# jffs2 refuses writes (even a rename) while df still shows free space. The
+# branch's reserve (.unionroot/reserve, set aside at boot while there is room)
+# is given up by the next boot, which then stays persistent and can reset.
+FF=$T/full.img
+erased "$FF"
+if boot "$T/n1.log" "$FF" '
+	echo kept >/root/persist
+	[ -f /run/unionroot/rw/.unionroot/reserve ] && echo MARK-reserve
+	dd if=/dev/urandom of=/root/big bs=64k 2>/dev/null
+	sync; df /run/unionroot/rw | sed -n "2s/^/DF: /p"' &&
+	boot "$T/n2.log" "$FF" 'echo "MARK-persist=$(cat /root/persist)"; echo x >/root/more && echo MARK-write' &&
+	boot "$T/n3.log" "$FF" '[ -e /root/persist ] && echo MARK-kept || echo MARK-gone' --reset; then
+	expect "a jffs2 branch sets a reserve aside while it has room" "$T/n1.log" '^MARK-reserve'
+	expect "the user fills the jffs2 branch" "$T/n1.log" '^DF: .* (9[5-9]|100)% '
+	expect "the next boot gives the reserve up and says so" "$T/n2.log" 'writable branch /dev/mtdblock0 is full: gave up its reserve of [0-9]+ KiB'
+	expect "and warns that the branch is nearly full" "$T/n2.log" 'writable branch /dev/mtdblock0 is [0-9]+% full \(union.warnfull=90\)'
+	expect "a full jffs2 branch still boots persistent" "$T/n2.log" '^real-init: status: upper_state=persistent on /dev/mtdblock0 \(jffs2\)'
+	expect "with the user's settings" "$T/n2.log" '^MARK-persist=kept'
+	expect "and takes a write" "$T/n2.log" '^MARK-write'
+	expect "a reset on the full jffs2 branch is done" "$T/n3.log" 'factory reset \(union.reset=1\)'
+	expect "and drops the settings" "$T/n3.log" '^MARK-gone'
+else
+	fail "full jffs2 boots" "no clean boot (see $T/n1.log, $T/n2.log, $T/n3.log)"
+	keep_log "$T/n2.log" "$T/n3.log"
+fi
+
 # --- foreign data on the partition: reported, kept; union.format=jffs2 -----
 G=$T/foreign.img
 head -c 8M /dev/zero >"$G"
@@ -112,6 +139,30 @@ else
 	fail "blank f2fs boots" "no clean boot (see $T/b4.log, $T/b5.log)"
 	keep_log "$T/b4.log" "$T/b5.log"
 fi
+# vfat: formatted once (mkfs.vfat is in TOOLS), but a FAT file system holds
+# no symbolic links, owners or modes, so neither overlayfs nor copy-up can
+# keep a root on it: the boot says so and takes union.onfail (a volatile
+# overlay), never a copy that cannot start (no /bin/sh, no init)
+B3=$T/blank-vfat.img
+truncate -s 64M "$B3"
+BLK3='union.upper=/dev/vdc union.format=vfat'
+if boot "$T/b6.log" "$F" 'echo MARK-booted' --disk "$B3" --append "$BLK3" &&
+	boot "$T/b7.log" "$F" 'echo MARK-booted' --disk "$B3" --append "$BLK3"; then
+	expect "a blank partition is formatted as vfat with union.format=vfat" "$T/b6.log" 'writable branch /dev/vdc is blank; formatting it as vfat'
+	expect "a vfat branch is refused with its reason" "$T/b6.log" 'writable branch /dev/vdc \(vfat\) cannot hold symbolic links, so no root can live on it'
+	expect "then the boot runs on a volatile overlay" "$T/b6.log" '^real-init: status: backend=overlay$'
+	expect "and status says why it is volatile" "$T/b6.log" '^real-init: status: upper_state=volatile: writable branch /dev/vdc \(vfat\) cannot hold'
+	expect "the next boot finds the vfat and does not format it again" "$T/b7.log" 'writable branch: /dev/vdc is /dev/vdc \(vfat\)'
+	expect_not "a vfat branch is never formatted twice" "$T/b7.log" 'formatting it' "the second boot formatted it"
+	if mdir -i "$B3" ::/ 2>/dev/null | grep -q 'unionr'; then
+		fail "the refused vfat branch is left as it was" "the probe link or a directory stayed: $(mdir -i "$B3" ::/ | tail -3)"
+	else
+		pass "the refused vfat branch is left as it was"
+	fi
+else
+	fail "blank vfat boots" "no clean boot (see $T/b6.log, $T/b7.log)"
+	keep_log "$T/b6.log"
+fi
 N=$T/notblank.img
 truncate -s 64M "$N"
 printf 'precious' | dd of="$N" bs=1 seek=300000 conv=notrunc status=none
@@ -122,27 +173,47 @@ else
 fi
 
 # --- without an initramfs: unionroot is the image's /sbin/init ----------------
-KR=$OUTDIR/initramfs-kernelroot.cpio.gz
+# The board's own kernel (board/qemu-x86_64-flash/kernel.config, built from
+# Debian's linux-source by tools/build-kernel) has every driver built in and
+# no module support: the kernel itself mounts the squashfs as / and runs
+# unionroot. No initramfs is given to QEMU at all.
+BZ=$OUTDIR/vmlinuz-builtin
 NR=$OUTDIR/rootfs-noinitrd.squashfs
-if [ ! -f "$KR" ] || [ ! -f "$NR" ]; then
-	skip "booting without an initramfs" "$KR or $NR missing (make check builds them)"
+if [ ! -f "$BZ" ] || [ ! -f "$NR" ]; then
+	skip "booting without an initramfs" "$BZ or $NR missing (make kernel-builtin images BOARD=$BOARD)"
 	exit 0
 fi
 P=$T/pivot.img
 erased "$P"
-NOI=(--initrd "$KR" --lower "$NR" --append root=/dev/vda)
+NOI=(--kernel "$BZ" --initrd none --lower "$NR" --append "root=/dev/vda rootfstype=squashfs rootwait")
 if boot "$T/p1.log" "$P" '
 	echo pivoted >/root/persist
-	echo "MARK-pid1=$(tr "\0" " " </proc/1/cmdline)"' "${NOI[@]}" &&
+	echo "MARK-pid1=$(tr "\0" " " </proc/1/cmdline)"
+	[ -e /lib/modules ] || echo MARK-no-modules' "${NOI[@]}" &&
 	boot "$T/p2.log" "$P" 'echo "MARK-persist=$(cat /root/persist)"' "${NOI[@]}" &&
 	boot "$T/p3.log" "$P" '[ -e /root/persist ] && echo MARK-kept || echo MARK-reset' "${NOI[@]}" --reset; then
+	expect "the kernel mounts the squashfs as / itself, no initramfs" "$T/p1.log" 'VFS: Mounted root \(squashfs filesystem\) readonly'
+	expect_not "no initramfs is unpacked" "$T/p1.log" 'Unpacking initramfs|Trying to unpack rootfs' "the kernel unpacked one"
 	expect "unionroot as /sbin/init takes the running root as the read-only layer" "$T/p1.log" 'no initramfs: the running squashfs root is the read-only layer'
+	expect "it relies on the built-in drivers" "$T/p1.log" 'no module list \(/etc/unionroot/modules\); relying on built-in drivers'
 	expect "it pivots into an overlay root" "$T/p1.log" '^real-init: root: overlay / overlay rw'
 	expect "it starts /sbin/init.real as PID 1" "$T/p1.log" '^MARK-pid1=/bin/sh /sbin/init.real'
-	expect "the old root stays visible as the read-only branch" "$T/p1.log" '^real-init: status: lower1=/ / squashfs /run/unionroot/lower/0'
+	expect "the old root stays visible as the read-only branch, named by its device" "$T/p1.log" '^real-init: status: lower1=/ /dev/vda squashfs /run/unionroot/lower/0'
+	expect "the kernel's root device gives the image identity (upgrade detection)" "$T/p1.log" '^real-init: status: lower1_id=size=[0-9]+,'
 	expect "without an initramfs, settings persist" "$T/p2.log" '^MARK-persist=pivoted'
 	expect "without an initramfs, a reset brings the factory state" "$T/p3.log" '^MARK-reset'
 else
 	fail "boots without an initramfs" "no clean boot (see $T/p1.log, $T/p2.log, $T/p3.log)"
 	keep_log "$T/p1.log"
+fi
+Q=$T/pivot-ubi.img
+erased "$Q"
+if boot "$T/q1.log" "$Q" 'echo ubi-pivoted >/root/persist' "${NOI[@]}" --append "$UBI" &&
+	boot "$T/q2.log" "$Q" 'echo "MARK-persist=$(cat /root/persist)"' "${NOI[@]}" --append "$UBI"; then
+	expect "without an initramfs, the built-in UBI attaches and makes the volume" "$T/q1.log" 'UBI: created volume "rootfs_data" on ubi0'
+	expect "without an initramfs, ubifs is the writable branch" "$T/q1.log" '^real-init: status: upper_state=persistent on ubi0_0 \(ubifs\)'
+	expect "without an initramfs, settings on ubifs persist" "$T/q2.log" '^MARK-persist=ubi-pivoted'
+else
+	fail "UBI boots without an initramfs" "no clean boot (see $T/q1.log, $T/q2.log)"
+	keep_log "$T/q1.log"
 fi

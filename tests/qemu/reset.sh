@@ -71,7 +71,7 @@ if boot "$T/c0.log" "$BASE" "$SETUP"; then
 				grep -q '^MARK-keepme=mine' "$T/c-$step-b.log" &&
 				grep -q '^MARK-factory=factory' "$T/c-$step-b.log" &&
 				grep -q '^MARK-pending=no' "$T/c-$step-b.log" &&
-				grep -q '^MARK-control=state trash $' "$T/c-$step-b.log"; then
+				grep -Eq '^MARK-control=(reserve )?state trash $' "$T/c-$step-b.log"; then
 				pass "a reset cut dead after \"$step\" is finished by the next boot: factory with keeps, clean"
 			else
 				fail "crash after $step" "the next boot is not factory-and-clean: $(grep '^MARK-' "$T/c-$step-b.log" | tr '\n' ' ')"

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "branch.h"
+#include "reserve.h"
 #include "rmtree.h"
 #include "reset.h"
 #include "unit.h"
@@ -193,7 +194,59 @@ static void a_second_name_of_a_live_tree_is_never_emptied(void)
 	close(rw);
 }
 
+static void a_symlink_probe_leaves_nothing_behind(void)
+{
+	int rw = rw_open();
+
+	touch_at(rw, ".unionroot-symlink-probe"); /* a power cut's leftover */
+	CHECK_INT(branch_holds_symlinks(rw), 1);
+	CHECK(!exists_at(rw, ".unionroot-symlink-probe"));
+	close(rw);
+}
+
+static void the_reserve_is_sized_to_let_jffs2_collect(void)
+{
+	/* two 128 KiB erase blocks and 1 %, at most 16 MiB */
+	CHECK(reserve_size(8u << 20) == 256u * 1024 + (8u << 20) / 100);
+	CHECK(reserve_size(0) == 256u * 1024);
+	CHECK(reserve_size(64ull << 30) == 16u << 20);
+}
+
+static void the_reserve_is_made_once_and_given_up(void)
+{
+	int rw = rw_open();
+	unsigned char buf[4096];
+	struct stat st;
+	ssize_t n;
+	int fd, same = 1;
+
+	CHECK_INT(reserve_release(rw), 0);
+	CHECK_INT(reserve_make(rw, 100000), 1);
+	CHECK(fstatat(rw, RESERVE_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_size == 100000);
+	CHECK(!exists_at(rw, ".reserve.new"));
+	/* incompressible: no run of equal bytes (jffs2 and ubifs compress) */
+	fd = openat(rw, RESERVE_NAME, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	CHECK(n == (ssize_t)sizeof(buf));
+	for (ssize_t i = 8; i < n; i++)
+		same &= buf[i] == buf[i - 8];
+	CHECK(!same);
+	if (fd >= 0)
+		close(fd);
+	CHECK_INT(reserve_make(rw, 5), 0); /* there already: untouched */
+	CHECK(fstatat(rw, RESERVE_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_size == 100000);
+	CHECK_INT(reserve_release(rw), 1);
+	CHECK(!exists_at(rw, RESERVE_NAME));
+	touch_at(rw, ".reserve.new"); /* a power cut mid-write: room too */
+	CHECK_INT(reserve_release(rw), 0);
+	CHECK(!exists_at(rw, ".reserve.new"));
+	close(rw);
+}
+
 UNIT_SUITE(branch,
+	   { "a symlink probe leaves nothing behind", a_symlink_probe_leaves_nothing_behind },
+	   { "the reserve is sized to let jffs2 collect", the_reserve_is_sized_to_let_jffs2_collect },
+	   { "the reserve is made once and given up", the_reserve_is_made_once_and_given_up },
 	   { "a second name of a live tree is never emptied", a_second_name_of_a_live_tree_is_never_emptied },
 	   { "a blank branch gets its three directories", a_blank_branch_gets_its_three_directories },
 	   { "a reset sets the old upper aside and empties it later", a_reset_sets_the_old_upper_aside_and_empties_it_later },

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/* Room on the writable branch at boot: the reserve a full branch gives up so
+ * that this boot can still write (its state, a reset request, work/), the
+ * union.warnfull warning, and a new reserve once there is room again. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "branch.h"
+#include "log.h"
+#include "reserve.h"
+
+struct room {
+	uint64_t total, free; /* bytes, as root sees them */
+	int no_inodes;
+};
+
+static int room_of(int rw, struct room *r)
+{
+	struct statvfs vfs;
+
+	if (fstatvfs(rw, &vfs) < 0 || !vfs.f_blocks)
+		return -1;
+	r->total = (uint64_t)vfs.f_blocks * vfs.f_frsize;
+	r->free = (uint64_t)vfs.f_bfree * vfs.f_frsize;
+	r->no_inodes = vfs.f_files && !vfs.f_ffree; /* jffs2 counts no inodes */
+	return 0;
+}
+
+int room_used_percent(int rw)
+{
+	struct room r;
+
+	if (room_of(rw, &r) < 0)
+		return -1;
+	return (int)(100 - 100 * r.free / r.total);
+}
+
+void room_at_mount(struct boot *b, int rw)
+{
+	int state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct room r;
+	int rc;
+
+	if (state < 0)
+		return; /* a new branch: no reserve yet */
+	if (room_of(rw, &r) == 0 && (r.free < reserve_size(r.total) || r.no_inodes)) {
+		rc = reserve_release(state);
+		if (rc > 0)
+			log_warn("writable branch %s is full: gave up its reserve of %llu KiB so that this boot can still write; free space or reset",
+				 b->upper_dev, (unsigned long long)(reserve_size(r.total) / 1024));
+		else if (rc < 0)
+			log_warn("writable branch %s is full and giving up its reserve failed: %s",
+				 b->upper_dev, strerror(-rc));
+	}
+	close(state);
+}
+
+void room_after_boot(struct boot *b, int rw)
+{
+	int used = room_used_percent(rw), state, rc;
+	struct room r;
+
+	if (used >= 0 && used >= b->cfg.warnfull)
+		log_warn("writable branch %s is %d%% full (union.warnfull=%d); writes fail when it is full: free space or reset",
+			 b->upper_dev, used, b->cfg.warnfull);
+	/* a reserve only where it leaves as much again free */
+	if (room_of(rw, &r) < 0 || r.free < 2 * reserve_size(r.total))
+		return;
+	state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (state < 0)
+		return;
+	rc = reserve_make(state, reserve_size(r.total));
+	if (rc > 0)
+		log_info("writable branch %s: set %llu KiB aside for when it fills up (.unionroot/reserve)",
+			 b->upper_dev, (unsigned long long)(reserve_size(r.total) / 1024));
+	else if (rc < 0)
+		log_warn("writable branch %s: setting a reserve aside failed: %s", b->upper_dev,
+			 strerror(-rc));
+	close(state);
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/* The reserve file of the writable branch: made when there is room, given up
+ * when the branch is full (reserve.h). */
+#include "reserve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TEMP_NAME "." RESERVE_NAME ".new"
+#define MIB (1024u * 1024u)
+
+uint64_t reserve_size(uint64_t fs_bytes)
+{
+	uint64_t size = 256u * 1024u + fs_bytes / 100;
+
+	return size > 16u * MIB ? 16u * MIB : size;
+}
+
+/* Bytes compression cannot shrink (jffs2 and ubifs compress): xorshift64. */
+static void fill(unsigned char *buf, size_t len, uint64_t *x)
+{
+	for (size_t i = 0; i < len; i += 8) {
+		*x ^= *x << 13;
+		*x ^= *x >> 7;
+		*x ^= *x << 17;
+		for (size_t j = 0; j < 8 && i + j < len; j++)
+			buf[i + j] = (unsigned char)(*x >> (8 * j));
+	}
+}
+
+static int write_all(int fd, uint64_t size)
+{
+	unsigned char buf[16384];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	while (size) {
+		size_t len = size < sizeof(buf) ? (size_t)size : sizeof(buf);
+		ssize_t n;
+
+		fill(buf, len, &x);
+		n = write(fd, buf, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		size -= (uint64_t)n;
+	}
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+int reserve_make(int state, uint64_t size)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (fstatat(state, RESERVE_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	if (unlinkat(state, TEMP_NAME, 0) < 0 && errno != ENOENT)
+		return -errno;
+	fd = openat(state, TEMP_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	rc = write_all(fd, size);
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && renameat(state, TEMP_NAME, state, RESERVE_NAME) < 0)
+		rc = -errno;
+	if (!rc && fsync(state) < 0)
+		rc = -errno;
+	if (rc) {
+		unlinkat(state, TEMP_NAME, 0);
+		return rc;
+	}
+	return 1;
+}
+
+int reserve_release(int state)
+{
+	/* a temp file a power cut left is room too */
+	if (unlinkat(state, TEMP_NAME, 0) < 0 && errno != ENOENT)
+		return -errno;
+	if (unlinkat(state, RESERVE_NAME, 0) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return fsync(state) < 0 ? -errno : 1;
+}
