@@ -37,3 +37,40 @@ else
 	fail "arm64 boots" "no clean boot (see $T/1.log, $T/2.log, $T/3.log)"
 	keep_log "$T"/*.log
 fi
+
+# --- an arm64 router: no initramfs, settings on raw flash ---------------------
+# The board's own kernel (board/qemu-aarch64/kernel.config, cross-built from
+# Debian's linux-source by tools/build-kernel: Debian's arm64 kernel has no
+# block2mtd) mounts the squashfs as / and runs unionroot as /sbin/init; the
+# settings partition is erased flash (block2mtd over vdb), a jffs2 on first
+# boot.
+BZ=$OUTDIR/vmlinuz-builtin
+NR=$OUTDIR/rootfs-noinitrd.squashfs
+if [ ! -f "$BZ" ] || [ ! -f "$NR" ]; then
+	skip "arm64 flash without an initramfs" "$BZ or $NR missing (make kernel-builtin images BOARD=$BOARD)"
+	exit 0
+fi
+FLASH=$T/flash.img
+head -c 8M /dev/zero | tr '\0' '\377' >"$FLASH"
+ROUTER=(--kernel "$BZ" --initrd none --lower "$NR"
+	--append "root=/dev/vda rootfstype=squashfs rootwait block2mtd.block2mtd=/dev/vdb,128KiB,rootfs_data")
+if boot "$T/r1.log" "$FLASH" '
+	echo "MARK-arch=$(uname -m)"
+	'"$(change_root router)" "${ROUTER[@]}" &&
+	boot "$T/r2.log" "$FLASH" "$SHOW_CHANGES" "${ROUTER[@]}" &&
+	boot "$T/r3.log" "$FLASH" '
+	[ -e /root/persist ] && echo MARK-persist-kept || echo MARK-persist-gone
+	echo "MARK-factory=$(cat /etc/factory-file)"' "${ROUTER[@]}" --reset; then
+	expect "arm64 router: the kernel mounts the squashfs as / itself" "$T/r1.log" 'VFS: Mounted root \(squashfs filesystem\) readonly'
+	expect "arm64 router: unionroot as /sbin/init takes the running root as the read-only layer" "$T/r1.log" 'no initramfs: the running squashfs root is the read-only layer'
+	expect "arm64 router: erased flash is an empty jffs2" "$T/r1.log" 'mtd:rootfs_data is /dev/mtdblock0 \(mtd0, erased flash: mounts as an empty jffs2\)'
+	expect "arm64 router: the root is an overlay on jffs2" "$T/r1.log" '^real-init: status: upper_state=persistent on /dev/mtdblock0 \(jffs2\)'
+	expect "arm64 router: the guest is aarch64" "$T/r1.log" '^MARK-arch=aarch64'
+	expect "arm64 router: settings on flash survive a reboot" "$T/r2.log" '^MARK-persist=router'
+	expect "arm64 router: a file deleted from the image stays deleted" "$T/r2.log" '^MARK-factory-gone'
+	expect "arm64 router: a reset brings the factory state back" "$T/r3.log" '^MARK-factory=factory'
+	expect "arm64 router: a reset drops the settings" "$T/r3.log" '^MARK-persist-gone'
+else
+	fail "arm64 router boots" "no clean boot (see $T/r1.log, $T/r2.log, $T/r3.log)"
+	keep_log "$T"/r*.log
+fi
