@@ -30,55 +30,71 @@ static int room_of(int rw, struct room *r)
 	return 0;
 }
 
+static int used_percent(const struct room *r)
+{
+	return (int)(100 - 100 * r->free / r->total);
+}
+
 int room_used_percent(int rw)
 {
 	struct room r;
 
-	if (room_of(rw, &r) < 0)
-		return -1;
-	return (int)(100 - 100 * r.free / r.total);
+	return room_of(rw, &r) < 0 ? -1 : used_percent(&r);
+}
+
+static int state_dir(int rw)
+{
+	return openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
 void room_at_mount(struct boot *b, int rw)
 {
-	int state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct room r;
-	int rc;
+	uint64_t size;
+	int state, rc;
 
+	if (room_of(rw, &r) < 0)
+		return;
+	size = reserve_size(r.total);
+	if (r.free >= size && !r.no_inodes)
+		return;
+	state = state_dir(rw);
 	if (state < 0)
 		return; /* a new branch: no reserve yet */
-	if (room_of(rw, &r) == 0 && (r.free < reserve_size(r.total) || r.no_inodes)) {
-		rc = reserve_release(state);
-		if (rc > 0)
-			log_warn("writable branch %s is full: gave up its reserve of %llu KiB so that this boot can still write; free space or reset",
-				 b->upper_dev, (unsigned long long)(reserve_size(r.total) / 1024));
-		else if (rc < 0)
-			log_warn("writable branch %s is full and giving up its reserve failed: %s",
-				 b->upper_dev, strerror(-rc));
-	}
+	rc = reserve_release(state);
 	close(state);
+	if (rc > 0)
+		log_warn("writable branch %s is full: gave up its reserve of %llu KiB so that this boot can still write; free space or reset",
+			 b->upper_dev, (unsigned long long)(size / 1024));
+	else if (rc < 0)
+		log_warn("writable branch %s is full and giving up its reserve failed: %s; booting on without it",
+			 b->upper_dev, strerror(-rc));
 }
 
 void room_after_boot(struct boot *b, int rw)
 {
-	int used = room_used_percent(rw), state, rc;
 	struct room r;
+	uint64_t size;
+	int state, rc;
 
-	if (used >= 0 && used >= b->cfg.warnfull)
-		log_warn("writable branch %s is %d%% full (union.warnfull=%d); writes fail when it is full: free space or reset",
-			 b->upper_dev, used, b->cfg.warnfull);
-	/* a reserve only where it leaves as much again free */
-	if (room_of(rw, &r) < 0 || r.free < 2 * reserve_size(r.total))
+	if (room_of(rw, &r) < 0)
 		return;
-	state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (used_percent(&r) >= b->cfg.warnfull)
+		log_warn("writable branch %s is %d%% full (union.warnfull=%d); writes fail when it is full: free space or reset",
+			 b->upper_dev, used_percent(&r), b->cfg.warnfull);
+	/* a reserve only where it leaves as much again free */
+	size = reserve_size(r.total);
+	if (r.free < 2 * size)
+		return;
+	state = state_dir(rw);
 	if (state < 0)
 		return;
-	rc = reserve_make(state, reserve_size(r.total));
+	rc = reserve_make(state, size);
+	close(state);
 	if (rc > 0)
 		log_info("writable branch %s: set %llu KiB aside for when it fills up (.unionroot/reserve)",
-			 b->upper_dev, (unsigned long long)(reserve_size(r.total) / 1024));
+			 b->upper_dev, (unsigned long long)(size / 1024));
 	else if (rc < 0)
-		log_warn("writable branch %s: setting a reserve aside failed: %s", b->upper_dev,
-			 strerror(-rc));
-	close(state);
+		log_warn("writable branch %s: setting a reserve aside failed: %s; booting on without one",
+			 b->upper_dev, strerror(-rc));
 }
