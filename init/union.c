@@ -15,6 +15,7 @@
 #include "decide.h"
 #include "identity.h"
 #include "log.h"
+#include "manifest.h"
 #include "media.h"
 #include "overlay.h"
 #include "reset.h"
@@ -90,6 +91,14 @@ static void say_log(int level, const char *msg, void *ctx)
 {
 	(void)ctx;
 	ur_log(level, "%s", msg);
+}
+
+/* Whether a copy-up finished on this branch before (its manifest is there). */
+static int copyup_done_before(int rw)
+{
+	struct stat st;
+
+	return fstatat(rw, BRANCH_STATE "/" MF_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* Lazy unmount of a mount of ours; a failure is said and left. */
@@ -295,9 +304,11 @@ static int writable_branch(struct boot *b)
 			      b->upper_dev, type));
 		goto fail_mounted;
 	}
-	if (b->upper_kind == UPPER_DEVICE && b->copyup && branch_holds_symlinks(rw) == 0) {
+	if (b->upper_kind == UPPER_DEVICE && b->copyup && !copyup_done_before(rw) &&
+	    branch_holds_symlinks(rw) == 0) {
 		/* copy-up onto it would lose every link of the image, /bin/sh
-		 * and the init among them: a root that cannot start */
+		 * and the init among them: a root that cannot start. A branch
+		 * with a manifest took a copy before: no probe write each boot */
 		close(rw);
 		IGNORE(strfmt(why, sizeof(why),
 			      "writable branch %s (%s) cannot hold symbolic links, so no root can live on it (use ext4, f2fs, ubifs or jffs2)",
