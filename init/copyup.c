@@ -19,6 +19,7 @@
 #include "identity.h"
 #include "log.h"
 #include "reset.h"
+#include "rmtree.h"
 #include "sbuf.h"
 #include "sys.h"
 
@@ -56,7 +57,9 @@ static void overlay_from_image(void)
 		if (strfmt(path, sizeof(path), "lib/modules/%s/kernel/fs/overlayfs/%s", u.release,
 			   names[i]) < 0)
 			continue;
-		fd = sys_openat2(root, path, O_RDONLY, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+		fd = sys_file_check(sys_openat2(root, path, O_RDONLY | O_NONBLOCK,
+						RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS),
+				    NULL);
 	}
 	close(root);
 	if (fd < 0) {
@@ -170,9 +173,14 @@ int copyup_root(struct boot *b, int rw)
 		int state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 		if (state >= 0) {
-			if (unlinkat(state, COPYUP_RESET, 0) < 0 || fsync(state) < 0)
+			/* rmtree_at: a directory planted there would restore every boot */
+			int rc2 = rmtree_at(state, COPYUP_RESET);
+
+			if (rc2 == 0 && fsync(state) < 0)
+				rc2 = -errno;
+			if (rc2 < 0)
 				log_warn("copy-up: clearing the reset marker failed: %s; the next boot restores again",
-					 strerror(errno));
+					 strerror(-rc2));
 			close(state);
 		}
 		b->reset_applied = 1;

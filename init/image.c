@@ -24,6 +24,8 @@
 #define MEDIA_DIR RUNDIR "/media"
 #define TORAM_DIR RUNDIR "/toram"
 #define MEDIA_FLAGS (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+/* O_NONBLOCK: a FIFO at the image path would block the open (sys_file_check) */
+#define IMAGE_FLAGS (O_RDONLY | O_NOCTTY | O_NONBLOCK)
 
 struct level {
 	char dir[48];    /* where the medium of this level is mounted */
@@ -178,6 +180,8 @@ static const char *why_text(int rc)
 		return "it holds no file system unionroot knows";
 	case -ENOENT:
 		return "no such file on the medium";
+	case -EINVAL:
+		return "not a regular file (a FIFO, a device or a directory)";
 	default:
 		return strerror(-rc);
 	}
@@ -193,7 +197,7 @@ int image_open(struct boot *b, struct image_req *r)
 
 	r->via[0] = '\0';
 	for (unsigned i = 0; i < r->npaths; i++) {
-		struct stat st;
+		struct stat st = { .st_size = 0 }; /* set by sys_file_check when fd >= 0 */
 		int dir, fd;
 
 		rc = mount_level(b, &c, dev, type, i ? ld.path : "");
@@ -205,13 +209,9 @@ int image_open(struct boot *b, struct image_req *r)
 			goto fail;
 		}
 		dir = level_fd(&c);
-		fd = dir < 0 ? -errno : sys_open_beneath(dir, r->paths[i], O_RDONLY | O_NOCTTY);
+		fd = dir < 0 ? -errno : sys_file_check(sys_open_beneath(dir, r->paths[i], IMAGE_FLAGS), &st);
 		if (dir >= 0)
 			close(dir);
-		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-			close(fd);
-			fd = -EISDIR;
-		}
 		if (fd < 0) {
 			rc = fd;
 			if (!(r->quiet_enoent && i == 0 && rc == -ENOENT))
@@ -303,7 +303,7 @@ int image_present(struct boot *b, const char *dev, const char *type, const char 
 		return rc;
 	}
 	dir = level_fd(&c);
-	fd = dir < 0 ? -errno : sys_open_beneath(dir, path, O_RDONLY | O_NOCTTY);
+	fd = dir < 0 ? -errno : sys_file_check(sys_open_beneath(dir, path, IMAGE_FLAGS), NULL);
 	if (dir >= 0)
 		close(dir);
 	if (fd >= 0)

@@ -26,6 +26,8 @@ static const struct command {
 #ifdef UNIONROOT_CRASHPOINTS
 	{ "test-reset", cmd_test_reset, "test-reset DIR [STEP]",
 	  "test builds: apply a pending reset to the branch top DIR, killed after STEP" },
+	{ "test-reserve", cmd_test_reserve, "test-reserve DIR make|release",
+	  "test builds: make or give up the reserve of the branch top DIR as a boot does" },
 #endif
 	{ "copyup", cmd_copyup, "copyup [--reset] (--id ID|--image DEV) ROOT RW",
 	  "run the copy-up step (first copy, merge, restore) on a tree; for tests and boards without an initramfs" },

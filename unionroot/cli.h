@@ -16,6 +16,7 @@ int cmd_probe(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_boot_ok(int argc, char **argv);
 int cmd_test_reset(int argc, char **argv);
+int cmd_test_reserve(int argc, char **argv);
 int cmd_copyup(int argc, char **argv);
 int cmd_diff_copyup(int argc, char **argv);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* unionroot test-reset DIR [STEP] [keeplist|factory] (test builds only): runs
  * PID 1's reset on the branch top DIR, as a host test's stand-in for a boot,
- * and with STEP dies by SIGKILL right after that step. */
+ * and with STEP dies by SIGKILL right after that step; test-reserve DIR
+ * make|release does the boot's reserve step there. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -9,10 +10,12 @@
 #ifdef UNIONROOT_CRASHPOINTS
 #include <fcntl.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "branch.h"
 #include "crashpoint.h"
+#include "reserve.h"
 #include "reset.h"
 
 static void say(int level, const char *msg, void *ctx)
@@ -60,6 +63,38 @@ int cmd_test_reset(int argc, char **argv)
 	}
 	return 0;
 }
+
+int cmd_test_reserve(int argc, char **argv)
+{
+	struct statvfs vfs;
+	int state, make, rc;
+
+	if (argc != 3 || (strcmp(argv[2], "make") != 0 && strcmp(argv[2], "release") != 0)) {
+		fprintf(stderr, "usage: unionroot test-reserve DIR make|release\n");
+		return 2;
+	}
+	make = strcmp(argv[2], "make") == 0;
+	state = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (state >= 0) {
+		int top = state;
+
+		state = openat(top, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(top);
+	}
+	if (state < 0 || fstatvfs(state, &vfs) < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	rc = make ? reserve_make(state, reserve_size((uint64_t)vfs.f_blocks * vfs.f_frsize)) :
+		    reserve_release(state);
+	close(state);
+	if (rc < 0) {
+		fprintf(stderr, "unionroot test-reserve: %s: %s\n", argv[2], strerror(-rc));
+		return 1;
+	}
+	printf("reserve %s\n", rc == 0 ? "unchanged" : make ? "made" : "released");
+	return 0;
+}
 #else
 int cmd_test_reset(int argc, char **argv)
 {
@@ -67,5 +102,10 @@ int cmd_test_reset(int argc, char **argv)
 	(void)argv;
 	fprintf(stderr, "unionroot: test-reset exists only in test builds\n");
 	return 2;
+}
+
+int cmd_test_reserve(int argc, char **argv)
+{
+	return cmd_test_reset(argc, argv);
 }
 #endif

@@ -506,7 +506,15 @@ static int open_dir(int at, const char *name)
 
 static int ensure_dir(int at, const char *name)
 {
+	int fd;
+
 	if (mkdirat(at, name, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = open_dir(at, name);
+	if (fd != -ENOTDIR && fd != -ELOOP)
+		return fd;
+	/* a file, FIFO or symlink planted at a name of ours: replaced */
+	if (unlinkat(at, name, 0) < 0 || mkdirat(at, name, 0700) < 0)
 		return -errno;
 	return open_dir(at, name);
 }

@@ -78,8 +78,9 @@ static int is_opaque(int dir)
 static int same_bytes(int ud, int ld, const char *name)
 {
 	static char a[65536], b[65536];
-	int fa = openat(ud, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	int fb = openat(ld, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	/* both were regular files when stat'ed; a FIFO swapped in must not hang */
+	int fa = sys_file_open(ud, name, O_RDONLY, NULL);
+	int fb = sys_file_open(ld, name, O_RDONLY, NULL);
 	int same = fa >= 0 && fb >= 0;
 
 	while (same) {

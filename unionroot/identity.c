@@ -84,7 +84,8 @@ int identity_fd(int fd, char *out, size_t cap)
 
 int identity_path(const char *path, char *out, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), rc;
+	/* O_NONBLOCK: a FIFO would block the open; identity_fd refuses it */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), rc;
 
 	if (fd < 0)
 		return -errno;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "sbuf.h"
+#include "sys.h"
 
 #define MAGIC "unionroot-manifest 1\n"
 #define NEWNAME ".manifest.new"
@@ -296,18 +297,14 @@ int mreader_open(struct mreader *r, int dir, const char *name)
 	int fd, rc;
 
 	mreader_empty(r);
-	fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	fd = sys_file_open(dir, name, O_RDONLY, &st);
+	if (fd == -EINVAL || fd == -ELOOP) /* a FIFO, device, directory, symlink */
+		return bad(r, "not a regular file");
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
+		return fd;
+	if (st.st_size < (off_t)sizeof(MAGIC) || (uint64_t)st.st_size > MF_FILE_MAX) {
 		close(fd);
-		return rc;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(MAGIC) ||
-	    (uint64_t)st.st_size > MF_FILE_MAX) {
-		close(fd);
-		return bad(r, S_ISREG(st.st_mode) ? "a size out of bounds" : "not a regular file");
+		return bad(r, "a size out of bounds");
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	rc = map == MAP_FAILED ? -errno : 0;
@@ -372,11 +369,11 @@ void mreader_close(struct mreader *r)
 
 static ssize_t read_head(int dir, const char *name, char *buf, size_t cap)
 {
-	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	int fd = sys_file_open(dir, name, O_RDONLY, NULL);
 	ssize_t n;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	do
 		n = pread(fd, buf, cap, 0);
 	while (n < 0 && errno == EINTR);
@@ -451,9 +448,9 @@ int mwriter_open(struct mwriter *w, int dir, const char *image_id)
 	rc = strfmt(line, sizeof(line), "image %s\n", image_id);
 	if (rc < 0)
 		return rc;
-	w->fd = openat(dir, NEWNAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	w->fd = sys_file_create(dir, NEWNAME, 0600);
 	if (w->fd < 0)
-		return -errno;
+		return w->fd;
 	IGNORE(put(w, MAGIC, sizeof(MAGIC) - 1)); /* errors stick in w->err */
 	return put(w, line, strlen(line));
 }
@@ -493,10 +490,8 @@ int mwriter_commit(struct mwriter *w)
 	if (close(w->fd) < 0 && rc == 0)
 		rc = -errno;
 	w->fd = -1;
-	if (rc == 0 && renameat(w->dir, NEWNAME, w->dir, MF_NAME) < 0)
-		rc = -errno;
-	if (rc == 0 && fsync(w->dir) < 0)
-		rc = -errno;
+	if (rc == 0)
+		rc = sys_file_commit(w->dir, NEWNAME, MF_NAME);
 	if (rc < 0)
 		unlinkat(w->dir, NEWNAME, 0);
 	return rc ? rc : w->err;

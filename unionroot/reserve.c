@@ -9,6 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rmtree.h"
+#include "sys.h"
+
 #define TEMP_NAME "." RESERVE_NAME ".new"
 #define MIB (1024u * 1024u)
 
@@ -57,22 +60,21 @@ int reserve_make(int state, uint64_t size)
 	struct stat st;
 	int fd, rc;
 
-	if (fstatat(state, RESERVE_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return 0;
-	if (errno != ENOENT)
+	if (fstatat(state, RESERVE_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISREG(st.st_mode))
+			return 0;
+		/* anything else planted there holds no room: the commit replaces it */
+	} else if (errno != ENOENT) {
 		return -errno;
-	if (unlinkat(state, TEMP_NAME, 0) < 0 && errno != ENOENT)
-		return -errno;
-	fd = openat(state, TEMP_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
+	fd = sys_file_create(state, TEMP_NAME, 0600);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	rc = write_all(fd, size);
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
-	if (!rc && renameat(state, TEMP_NAME, state, RESERVE_NAME) < 0)
-		rc = -errno;
-	if (!rc && fsync(state) < 0)
-		rc = -errno;
+	if (!rc)
+		rc = sys_file_commit(state, TEMP_NAME, RESERVE_NAME);
 	if (rc) {
 		unlinkat(state, TEMP_NAME, 0);
 		return rc;
@@ -82,10 +84,16 @@ int reserve_make(int state, uint64_t size)
 
 int reserve_release(int state)
 {
+	struct stat st;
 	/* a temp file a power cut left is room too */
-	if (unlinkat(state, TEMP_NAME, 0) < 0 && errno != ENOENT)
-		return -errno;
-	if (unlinkat(state, RESERVE_NAME, 0) < 0)
+	int rc = rmtree_at(state, TEMP_NAME);
+
+	if (rc < 0)
+		return rc;
+	if (fstatat(state, RESERVE_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
+	rc = rmtree_at(state, RESERVE_NAME);
+	if (rc < 0)
+		return rc;
 	return fsync(state) < 0 ? -errno : 1;
 }

@@ -152,25 +152,6 @@ static void bad_keep_line(const char *line, const char *why, void *ctx)
 	say(ctx, L_WARN, "factory reset: ignoring \"%s\" in " KEEP_FILE ": %s", line, why);
 }
 
-static ssize_t read_fd(int fd, char *buf, size_t cap)
-{
-	size_t len = 0;
-
-	while (len < cap - 1) {
-		ssize_t n = read(fd, buf + len, cap - 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	return len == cap - 1 ? -EFBIG : (ssize_t)len;
-}
-
 static int is_whiteout(const struct stat *st)
 {
 	return S_ISCHR(st->st_mode) && st->st_rdev == 0;
@@ -230,11 +211,12 @@ static ssize_t keep_file(int old_upper, const struct reset_env *env, char *buf, 
 
 		if (root < 0)
 			continue;
-		fd = sys_openat2(root, &KEEP_FILE[1], O_RDONLY | O_NOCTTY,
-				 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+		fd = sys_file_check(sys_openat2(root, &KEEP_FILE[1], O_RDONLY | O_NOCTTY | O_NONBLOCK,
+						RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS),
+				    NULL);
 		close(root);
 		if (fd >= 0) {
-			n = read_fd(fd, buf, cap);
+			n = sys_read_fd(fd, buf, cap);
 			close(fd);
 			return n;
 		}

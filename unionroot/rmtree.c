@@ -99,3 +99,15 @@ int rmtree_contents_except(int dir, dev_t dev, const ino_t *skip, unsigned nskip
 {
 	return rm_contents(dir, dev, 0, skip, nskip);
 }
+
+int rmtree_at(int dir, const char *name)
+{
+	struct rm_ctx c = { dir, 0, 0, 0, 0, NULL, 0 };
+	struct stat st;
+
+	if (fstat(dir, &st) < 0)
+		return -errno;
+	c.dev = st.st_dev;
+	IGNORE(rm_entry(name, 0, &c)); /* always 0: the outcome is in c.err */
+	return c.err;
+}

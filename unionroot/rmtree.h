@@ -16,5 +16,9 @@
 int rmtree_contents(int dir, dev_t dev) WUR;
 /* The same, leaving the top-level entries whose inode is in skip[]. */
 int rmtree_contents_except(int dir, dev_t dev, const ino_t *skip, unsigned nskip) WUR;
+/* Removes whatever is at name in dir: a file, link, FIFO or device node, or
+ * a directory with its tree (on dir's device only). 0, also when nothing was
+ * there, or the first -errno. */
+int rmtree_at(int dir, const char *name) WUR;
 
 #endif

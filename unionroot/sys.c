@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rmtree.h"
 #include "sbuf.h"
 
 int sys_finit_module(int fd, const char *params, int flags)
@@ -144,24 +145,74 @@ int sys_mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
-ssize_t sys_read_fileat(int dir, const char *path, char *buf, size_t cap)
+int sys_file_check(int fd, struct stat *st)
 {
-	size_t len = 0;
-	/* O_NONBLOCK: a FIFO planted on a writable branch must not hang PID 1 */
-	int fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
-	struct stat st;
-	int err = 0;
+	struct stat own;
+	int fl, rc = 0;
 
 	if (fd < 0)
+		return fd;
+	if (!st)
+		st = &own;
+	if (fstat(fd, st) < 0 || (S_ISREG(st->st_mode) && ((fl = fcntl(fd, F_GETFL)) < 0 ||
+						 fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)))
+		rc = -errno;
+	else if (!S_ISREG(st->st_mode))
+		rc = -EINVAL; /* a FIFO, device, socket or directory is no file of ours */
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+int sys_file_open(int dir, const char *name, int flags, struct stat *st)
+{
+	struct stat pre;
+	int fd;
+
+	/* a device node is not even opened: that alone can act (a watchdog) */
+	if (fstatat(dir, name, &pre, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL; /* a FIFO, device or socket is no file of ours */
+	if (!S_ISREG(pre.st_mode))
+		return S_ISLNK(pre.st_mode) ? -ELOOP : -EINVAL;
+	/* O_NONBLOCK: a FIFO swapped in since waits for a writer forever */
+	fd = openat(dir, name, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	return sys_file_check(fd < 0 ? -errno : fd, st);
+}
+
+int sys_file_create(int dir, const char *name, mode_t mode)
+{
+	/* a stale or planted temp name (a symlink, a FIFO, a directory) would
+	 * fail every save, or hang it: whatever is there goes first */
+	int fd, rc = rmtree_at(dir, name);
+
+	if (rc < 0)
+		return rc;
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
+}
+
+int sys_file_commit(int dir, const char *tmp, const char *name)
+{
+	if (renameat(dir, tmp, dir, name) < 0) {
+		/* a file cannot replace a directory planted at its name */
+		int rc = errno == EISDIR ? rmtree_at(dir, name) : -errno;
+
+		if (rc < 0)
+			return rc;
+		if (renameat(dir, tmp, dir, name) < 0)
+			return -errno;
 	}
-	if (cap == 0) {
-		close(fd);
+	return fsync(dir) < 0 ? -errno : 0;
+}
+
+ssize_t sys_read_fd(int fd, char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	if (cap == 0)
 		return -EFBIG;
-	}
 	for (;;) {
 		ssize_t n;
 
@@ -169,24 +220,30 @@ ssize_t sys_read_fileat(int dir, const char *path, char *buf, size_t cap)
 			char extra;
 
 			n = read(fd, &extra, 1);
-			if (n > 0)
-				err = -EFBIG;
-			break;
+			buf[len] = '\0';
+			return n > 0 ? -EFBIG : (ssize_t)len;
 		}
 		n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			buf[len] = '\0';
+			return n < 0 ? -errno : (ssize_t)len;
 		}
-		if (n == 0)
-			break;
 		len += (size_t)n;
 	}
+}
+
+ssize_t sys_read_fileat(int dir, const char *path, char *buf, size_t cap)
+{
+	int fd = sys_file_open(dir, path, O_RDONLY, NULL);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	n = sys_read_fd(fd, buf, cap);
 	close(fd);
-	buf[len] = '\0';
-	return err ? err : (ssize_t)len;
+	return n;
 }
 
 ssize_t sys_read_file(const char *path, char *buf, size_t cap)
@@ -202,12 +259,9 @@ int sys_write_file_atomic(int dir, const char *name, const char *buf, size_t len
 
 	if (strfmt(tmp, sizeof(tmp), ".%s.new", name) < 0)
 		return -ENAMETOOLONG;
-	/* a stale or planted temp name (a symlink, a FIFO) would fail every save */
-	if (unlinkat(dir, tmp, 0) < 0 && errno != ENOENT)
-		return -errno;
-	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+	fd = sys_file_create(dir, tmp, mode);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (len) {
 		ssize_t n = write(fd, buf, len);
 
@@ -224,13 +278,11 @@ int sys_write_file_atomic(int dir, const char *name, const char *buf, size_t len
 		rc = -errno;
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
-	if (!rc && renameat(dir, tmp, dir, name) < 0)
-		rc = -errno;
-	if (rc) {
+	if (!rc)
+		rc = sys_file_commit(dir, tmp, name);
+	if (rc)
 		unlinkat(dir, tmp, 0);
-		return rc;
-	}
-	return fsync(dir) < 0 ? -errno : 0;
+	return rc;
 }
 
 uint64_t sys_now_ms(void)

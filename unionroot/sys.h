@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "defs.h"
@@ -32,11 +33,29 @@ int fd_readonly(int fd);
 int path_readonly(const char *path);
 /* mkdir -p for paths we own (/run/...); 0 or -errno. */
 int sys_mkdir_p(const char *path, mode_t mode) WUR;
+/* Files on a branch or a medium, where anything may be planted at a name
+ * unionroot reads or writes: a FIFO (an open would wait forever), a device,
+ * a symlink out, a directory. Every such file is opened through these.
+ * sys_file_check: fd (opened O_NONBLOCK) must be a regular file; returns it
+ * blocking again, or -errno with fd closed (-EINVAL: no regular file); a
+ * negative fd passes through. st (may be NULL) gets its stat. */
+int sys_file_check(int fd, struct stat *st) WUR;
+/* openat, never following a symlink as the last component (-ELOOP), then
+ * the check. fd or -errno. */
+int sys_file_open(int dir, const char *name, int flags, struct stat *st) WUR;
+/* A new file to write (a temporary): whatever was at name is removed first
+ * (a directory with its tree), then O_CREAT|O_EXCL|O_NOFOLLOW. fd or -errno. */
+int sys_file_create(int dir, const char *name, mode_t mode) WUR;
+/* Renames tmp over name (a directory planted there is removed) and fsyncs
+ * dir. 0 or -errno. */
+int sys_file_commit(int dir, const char *tmp, const char *name) WUR;
 /* Reads a whole small regular file into buf (NUL-terminated); length or
  * -errno (-EFBIG when it does not fit, -EINVAL when it is no regular file;
  * a symlink as the last component is not followed: -ELOOP). */
 ssize_t sys_read_file(const char *path, char *buf, size_t cap) WUR;
 ssize_t sys_read_fileat(int dir, const char *path, char *buf, size_t cap) WUR;
+/* The same from an open fd, from where it is. */
+ssize_t sys_read_fd(int fd, char *buf, size_t cap) WUR;
 /* Writes buf to path: new file, fsync, rename over, fsync the directory. */
 int sys_write_file_atomic(int dir, const char *name, const char *buf, size_t len,
 			  mode_t mode) WUR;

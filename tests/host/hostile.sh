@@ -314,3 +314,100 @@ if [ $rc = 0 ] && [ "$out" = "interrupted reset finished" ] &&
 else
 	fail "host: ready/staging symlinks" "exit $rc, $(find "$B" -printf '%P:%y ') $out $(delta)"
 fi
+
+# 9. One table: every name unionroot opens on a branch, each planted as a
+# FIFO, a directory, a symlink to a file outside the branch and a character
+# device. Each run is bounded (a hang is a FAIL), says what it found where it
+# reports at all, never touches the link's target, and does its job anyway.
+IMG=$T/img # a small image tree for the copy-up rows
+mkdir -p "$IMG/etc"
+echo factory >"$IMG/etc/hostname"
+
+# plant KIND PATH
+plant() {
+	rm -rf "$2"
+	case $1 in
+	fifo) mkfifo "$2" ;;
+	dir) mkdir -p "$2/sub" && echo x >"$2/sub/f" ;;
+	symlink) ln -s "$V/secret" "$2" ;;
+	chardev) mknod "$2" c 1 3 ;;
+	esac
+}
+
+# went_on ACTION NAME: the code path did its job despite the planting
+went_on() {
+	case $1 in
+	boot) [ -d "$B/upper" ] && [ ! -L "$B/upper" ] && [ -d "$B/work" ] && [ ! -L "$B/work" ] &&
+		[ -d "$B/.unionroot/trash" ] && [ ! -L "$B/.unionroot/trash" ] &&
+		{ [ "$2" != staging ] || { [ ! -e "$B/.unionroot/staging" ] && [ ! -L "$B/.unionroot/staging" ]; }; } ;;
+	request | reset) grep -qx 'reset applied, 0 kept, 0 refused' "$T/out" && [ ! -e "$B/upper/userfile" ] &&
+		[ ! -e "$B/.unionroot/reset" ] && [ ! -L "$B/.unionroot/reset" ] ;;
+	bootok) grep -qx 'unionroot: boot counter cleared; the next boot is a normal one' "$T/out" &&
+		[ -f "$B/.unionroot/state" ] && [ ! -L "$B/.unionroot/state" ] && grep -qx 'boots 0' "$B/.unionroot/state" ;;
+	status) grep -Eq '^boot_counter=(2|damaged \(.*\))$' "$T/out" && grep -q '^reset_pending=' "$T/out" ;;
+	copyup) grep -q '^copyup: .*merging' "$T/out" && [ -f "$B/.unionroot/manifest" ] &&
+		[ ! -L "$B/.unionroot/manifest" ] && [ "$(sed -n 2p "$B/.unionroot/manifest")" = 'image hostile-2' ] ;;
+	diff) grep -qx 'unionroot diff: the copy-up manifest is unusable: not a regular file' "$T/out" ;;
+	reserve) grep -qx 'reserve made' "$T/out" && [ -f "$B/.unionroot/reserve" ] && [ ! -L "$B/.unionroot/reserve" ] &&
+		[ "$(stat -c %s "$B/.unionroot/reserve")" -gt 0 ] ;;
+	esac
+}
+
+# the line that names the planted object, where the code path reports one
+says() { # ACTION NAME
+	case $1:$2 in
+	request:reset) grep -q 'the request .unionroot/reset is not a regular file; resetting' "$T/out" ;;
+	bootok:state) grep -Eq "the control state is damaged \((not a state file|$ELOOP)\); writing a fresh one" "$T/out" ;;
+	status:state) grep -Eq "^boot_counter=damaged \((not a state file|$ELOOP)\)$" "$T/out" ;;
+	status:reset) grep -qx 'reset_request=damaged: the reset keeps only /etc/unionroot/keep' "$T/out" ;;
+	copyup:manifest) grep -qx 'unionroot copyup: the manifest is damaged (not a regular file); merged without it' "$T/out" ;;
+	*) true ;; # temporaries and our own directories are replaced without a word
+	esac
+}
+
+# run ACTION: the code path on the branch $B, bounded
+run() {
+	case $1 in
+	boot | request) timeout 20 "$BIN" test-reset "$B" - ;;
+	reset) timeout 20 "$BIN" test-reset "$B" - factory ;;
+	bootok) live "$B" && timeout 20 "$BIN" boot-ok ;;
+	status) live "$B" && timeout 20 "$BIN" status ;;
+	copyup) timeout 20 "$BIN" copyup --id hostile-2 "$IMG" "$B" ;;
+	diff) live "$B" && timeout 20 "$BIN" diff ;;
+	reserve) timeout 20 "$BIN" test-reserve "$B" make ;;
+	esac
+}
+
+n=0
+for row in staging:boot trash:boot ../upper:boot ../work:boot reset:request .reset.new:reset \
+	state:bootok .state.new:bootok state:status reset:status \
+	manifest:copyup .manifest.new:copyup stage:copyup manifest:diff \
+	reserve:reserve .reserve.new:reserve; do
+	name=${row%:*} action=${row#*:}
+	for kind in fifo dir symlink chardev; do
+		# our own directories: a directory there is no planting
+		case $name:$kind in trash:dir | ../upper:dir | ../work:dir | staging:dir | stage:dir) continue ;; esac
+		n=$((n + 1))
+		branch "c9.$n"
+		printf 'unionroot-state 1\nboots 2\n' >"$B/.unionroot/state"
+		if [ "$action" = copyup ] || [ "$action" = diff ]; then
+			echo factory >"$IMG/etc/hostname"
+			"$BIN" copyup --id hostile-1 "$IMG" "$B" >/dev/null 2>&1
+			echo factory2 >"$IMG/etc/hostname"
+		fi
+		plant "$kind" "$B/.unionroot/$name"
+		printf 'backend=overlay\n' >/run/unionroot/status
+		before=$(outside "$B")
+		run "$action" >"$T/out" 2>&1
+		rc=$?
+		shown=${name#../}
+		if [ $rc = 124 ]; then
+			fail "host: $kind at $shown ($action)" "hung (killed after 20 s)"
+		elif { [ $rc = 0 ] || [ "$action" = diff ]; } && went_on "$action" "$name" && says "$action" "$name" &&
+			[ "$(outside "$B")" = "$before" ]; then
+			pass "host: a $kind at $shown neither hangs nor stops $action; reported or replaced, nothing outside touched"
+		else
+			fail "host: $kind at $shown ($action)" "exit $rc: $(tr '\n' ' ' <"$T/out") / $(find "$B/.unionroot" -maxdepth 1 -printf '%P:%y ') $(delta)"
+		fi
+	done
+done

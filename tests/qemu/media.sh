@@ -190,3 +190,25 @@ refused_image() {
 refused_image 7 /live/escape.squashfs 'the path leaves the medium' "a symlink out of the medium"
 # 8. the medium is there, the image file on it is not
 refused_image 8 /live/nothere.squashfs 'no such file on the medium' "an image file missing from its medium"
+
+# 9. auto, and the first medium holds a FIFO at the image path (an open of it
+#    would wait forever), the second the real image: the boot comes from the
+#    second, with a line naming the first
+mkdir -p "$T/fifo/live" "$T/real/live"
+mkfifo "$T/fifo/live/filesystem.squashfs"
+cp "$ROOTFS" "$T/real/live/filesystem.squashfs"
+truncate -s 8M "$T/fifo.img"
+mkfs.ext4 -q -F -L FIFO -d "$T/fifo" "$T/fifo.img"
+truncate -s 16M "$T/real.img"
+mkfs.ext4 -q -F -L REAL -d "$T/real" "$T/real.img"
+if boot "$T/9.log" none 'echo MARK-up' --lower none --disk "$T/fifo.img" --disk "$T/real.img" \
+	--append 'union.lower=auto union.upper=tmpfs'; then
+	expect "auto passes over a FIFO at the image path and boots the second medium's image" "$T/9.log" \
+		'^real-init: status: lower1_image=/dev/vdb:/live/filesystem.squashfs'
+	expect "the FIFO on the first medium is named with the reason" "$T/9.log" \
+		'unionroot: read-only layer 1: image /live/filesystem.squashfs on /dev/vda: not a regular file'
+	expect "and what happens to that medium" "$T/9.log" 'unionroot: read-only layer 1: skipping /dev/vda for auto'
+else
+	fail "auto with a FIFO at the image path" "no clean boot: a hang? (see $T/9.log)"
+	keep_log "$T/9.log"
+fi
