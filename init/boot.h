@@ -9,6 +9,7 @@
 #include "blkdev.h"
 #include "config.h"
 #include "defs.h"
+#include "plan.h"
 #include "spec.h"
 #include "state.h"
 
@@ -19,8 +20,6 @@
 #define RWDIR RUNDIR "/rw"
 #define SAVEDIR RUNDIR "/saved"   /* the persistent branch, read-only, in failsafe */
 
-enum upper_kind { UPPER_DEVICE, UPPER_TMPFS, UPPER_NONE };
-
 struct boot {
 	struct config cfg;
 	char cmdline[CMDLINE_MAX + 1];     /* /proc/cmdline, split in place */
@@ -30,7 +29,9 @@ struct boot {
 	struct spec lower[SPEC_LIST_MAX];
 	unsigned nlower;
 	struct spec upper;
-	int upper_kind;                    /* enum upper_kind */
+	int upper_kind;                    /* enum upper_kind (plan.h), as carried out so far */
+	struct plan_facts facts;           /* what the boot learnt so far, for plan_build */
+	struct plan plan;                  /* the last plan built from them */
 
 	struct blkdev_table devs;
 	char lower_dev[SPEC_LIST_MAX][48];

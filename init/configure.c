@@ -54,13 +54,13 @@ void configure(struct boot *b)
 		n = 0;
 	b->nlower = n > 0 ? (unsigned)n : 0;
 
-	/* union.upper was validated: anything but none/tmpfs/"" is a SPEC */
-	b->upper_kind = UPPER_TMPFS;
-	if (strcmp(c->upper, "none") == 0)
-		b->upper_kind = UPPER_NONE;
-	else if (c->upper[0] && strcmp(c->upper, "tmpfs") != 0 &&
-		 spec_parse(c->upper, &b->upper, why, sizeof(why)) == 0)
-		b->upper_kind = UPPER_DEVICE;
+	/* the writable branch's kind is the plan's, from the facts known now */
+	b->facts.cfg = c;
+	b->facts.upper_present = PRESENT_UNKNOWN;
+	plan_build(&b->facts, &b->plan);
+	b->upper_kind = b->plan.upper_kind;
+	if (b->upper_kind == UPPER_DEVICE)
+		IGNORE(spec_parse(c->upper, &b->upper, why, sizeof(why))); /* the plan parsed it */
 	if (c->session_volatile && b->upper_kind != UPPER_DEVICE)
 		log_warn("union.session=volatile needs a persistent writable branch to layer; this boot is volatile anyway");
 	if (c->crashafter[0]) {

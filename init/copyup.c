@@ -74,28 +74,40 @@ static void overlay_from_image(void)
 		log_note("overlayfs: loaded the image's own module /%s", path);
 }
 
+/* The kernel's offer, a fact for the plan: gathered once, the initramfs'
+ * module first, then (unless copy-up is asked for anyway) the image's. */
+static void gather_overlay(struct boot *b)
+{
+	static int done;
+
+	if (done)
+		return;
+	done = 1;
+	modules_for_fs(b, "overlay");
+	b->facts.have_overlay = have_overlay();
+	if (!b->facts.have_overlay && b->cfg.mode != MODE_COPYUP) {
+		overlay_from_image();
+		b->facts.have_overlay = have_overlay();
+	}
+}
+
 void copyup_choose(struct boot *b)
 {
-	const char *fs = b->upper_kind == UPPER_TMPFS ? "tmpfs" :
-			 b->cfg.upperfs[0]          ? b->cfg.upperfs :
-						      b->upper_type;
 	const char *why;
-	int ov = 1;
 
 	b->copyup = 0;
 	if (b->upper_kind == UPPER_NONE || b->nlower == 0)
 		return;
-	if (b->cfg.mode != MODE_COPYUP) {
-		modules_for_fs(b, "overlay");
-		ov = have_overlay();
-		if (!ov) {
-			overlay_from_image();
-			ov = have_overlay();
-		}
-	}
-	b->copyup = copyup_choose_backend(b->cfg.mode, ov, fs, &why) == BACKEND_COPYUP;
+	gather_overlay(b);
+	b->facts.upper_dev = b->upper_dev;
+	b->facts.upper_type = b->upper_type;
+	if (b->upper_dev[0])
+		b->facts.upper_present = PRESENT_YES;
+	plan_build(&b->facts, &b->plan);
+	b->copyup = b->plan.backend == PLAN_COPYUP;
 	if (!b->copyup)
 		return;
+	why = b->plan.backend_why;
 	IGNORE(strfmt(backend_text, sizeof(backend_text), "copyup (%s)", why)); /* fits */
 	if (b->cfg.mode == MODE_COPYUP)
 		log_info("union backend: copy-up (%s)", why);

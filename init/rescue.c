@@ -102,6 +102,8 @@ NORETURN void rescue_fatal(struct boot *b, const char *why)
 
 void onfail(struct boot *b, const char *why)
 {
+	struct sbuf sb;
+
 	switch (b->cfg.onfail) {
 	case ONFAIL_SHELL:
 		if (rescue_shell(why) < 0)
@@ -116,6 +118,8 @@ void onfail(struct boot *b, const char *why)
 	default:
 		break;
 	}
+	sbuf_init(&sb, b->facts.upper_failed, sizeof(b->facts.upper_failed));
+	sbuf_add(&sb, why); /* for the plan; a cut reason still says the branch failed */
 	log_err("%s; booting with a volatile writable branch in RAM (union.onfail=%s)", why,
 		config_onfail_name(b->cfg.onfail));
 	b->upper_kind = UPPER_TMPFS;

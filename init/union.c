@@ -12,7 +12,6 @@
 #include "boot.h"
 #include "branch.h"
 #include "crashpoint.h"
-#include "decide.h"
 #include "identity.h"
 #include "log.h"
 #include "manifest.h"
@@ -161,7 +160,13 @@ static int control_state(struct boot *b, int rw, struct reset_env *env, struct u
 	now.nlower = b->nlower_id;
 	for (unsigned i = 0; i < b->nlower_id && i < STATE_LOWER_MAX; i++)
 		memcpy(now.lower[i], b->lower_id[i], sizeof(now.lower[i]));
-	decide_boot(&saved, rc, &now, b->cfg.reset, b->cfg.upgrade, (unsigned)b->cfg.maxfails, &d);
+	b->facts.state_known = 1;
+	b->facts.state_rc = rc;
+	b->facts.saved = saved;
+	b->facts.now = now;
+	b->facts.reset_request = branch_reset_pending(rw);
+	plan_build(&b->facts, &b->plan);
+	d = b->plan.decided;
 	if (d.failsafe) {
 		b->boots = saved.boots;
 		go_failsafe(b, b->upper_dev, saved.boots);

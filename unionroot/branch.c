@@ -228,3 +228,10 @@ int branch_holds_symlinks(int rw)
 		rc = -errno;
 	return rc < 0 ? rc : 1;
 }
+
+int branch_reset_pending(int rw)
+{
+	struct stat st;
+
+	return fstatat(rw, BRANCH_STATE "/" BRANCH_RESET_REQUEST, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}

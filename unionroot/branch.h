@@ -36,6 +36,8 @@ int branch_prepare(int rw, const struct reset_env *env, struct branch_result *re
 /* Records a reset request durably: .unionroot/reset, fsynced with its
  * directory. 0 or -errno. */
 int branch_request_reset(int rw, const struct reset_req *req) WUR;
+/* 1 when .unionroot/reset is there (a damaged one is a request too), else 0. */
+int branch_reset_pending(int rw);
 /* Empties .unionroot/trash without following symlinks or crossing mounts. */
 int branch_trash_empty(int rw) WUR;
 /* Moves work/ aside and makes a fresh one (a stale or incompatible work

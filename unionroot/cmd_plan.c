@@ -1,20 +1,30 @@
 // SPDX-License-Identifier: MIT
-/* unionroot plan [CMDLINE]: the configuration a boot would use (board
- * defaults, then CMDLINE or /proc/cmdline), with every rejected value named,
- * and which block device present now would play which role. It reads
- * superblocks but mounts nothing: image paths inside media are named, not
- * opened. */
+/* unionroot plan [CMDLINE]: which device present now would play which role
+ * (superblocks read, nothing mounted), then the facts of now (board defaults
+ * and CMDLINE or /proc/cmdline, the kernel's overlayfs, the mounted branch's
+ * control state) through plan_build: the text the boot writes to
+ * /run/unionroot/plan. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "blkdev.h"
+#include "branch.h"
 #include "cli.h"
 #include "config.h"
+#include "identity.h"
 #include "media.h"
+#include "mtd.h"
 #include "overlay.h"
+#include "plan.h"
 #include "sbuf.h"
 #include "spec.h"
+#include "state.h"
 #include "sys.h"
+#include "ubi.h"
 
 static void report(const char *msg, void *ctx)
 {
@@ -64,10 +74,81 @@ static void print_devices(void)
 	printf("%s\n", n ? "" : " none present now");
 }
 
+struct ubi_find {
+	const char *want;
+	char dev[48];
+};
+
+/* The lowest-numbered UBI volume of that name, as the boot picks it. */
+static int ubi_one(const char *name, unsigned char type, void *arg)
+{
+	struct ubi_find *u = arg;
+	char path[96], text[160], vname[128];
+	int dev, vol;
+
+	(void)type;
+	if (ubi_entry(name, &dev, &vol) != UBI_VOLUME ||
+	    strfmt(path, sizeof(path), "/sys/class/ubi/%s/name", name) < 0 ||
+	    sys_read_file(path, text, sizeof(text)) < 0 ||
+	    ubi_parse_name(text, vname, sizeof(vname)) < 0 || strcmp(vname, u->want) != 0)
+		return 0;
+	if (!u->dev[0] || strcmp(name, u->dev) < 0)
+		IGNORE(strcopy(u->dev, sizeof(u->dev), name)); /* a short sysfs name */
+	return 0;
+}
+
+/* mtd:NAME is /dev/mtdblockN, ubi:VOLUME a UBI volume, found as the boot
+ * finds them; an mtdblock without a superblock is erased flash or jffs2,
+ * which the boot mounts as jffs2. 1 found (dev 48, type 16 bytes), else 0. */
+static int find_flash(const struct spec *s, char *dev, char *type)
+{
+	static char text[4096];
+	struct ubi_find u = { s->value, "" };
+	struct mtd_part part;
+	int dir, rc;
+
+	if (s->kind == SPEC_UBI) {
+		dir = open("/sys/class/ubi", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dir < 0)
+			return 0;
+		rc = sys_dir_each(dir, ubi_one, &u);
+		close(dir);
+		if (rc < 0 || !u.dev[0])
+			return 0;
+		IGNORE(strcopy(dev, 48, u.dev));  /* same size */
+		IGNORE(strcopy(type, 16, "ubifs")); /* fits */
+		return 1;
+	}
+	if (sys_read_file("/proc/mtd", text, sizeof(text)) < 0 || mtd_find(text, s->value, &part) < 0 ||
+	    strfmt(dev, 48, "/dev/mtdblock%d", part.index) < 0)
+		return 0;
+	IGNORE(strcopy(type, 16, "jffs2")); /* fits */
+	for (unsigned i = 0; i < devs.n; i++)
+		if (strcmp(devs.d[i].path, dev) == 0 && devs.d[i].probed == 1)
+			IGNORE(strcopy(type, 16, devs.d[i].info.type)); /* probe types are short */
+	return 1;
+}
+
+/* The device s names now: 1 with dev and type filled, else 0. */
+static int find_dev(const struct spec *s, char *dev, char *type, unsigned *count)
+{
+	const struct blkdev *d;
+
+	*count = 1;
+	if (s->kind == SPEC_MTD || s->kind == SPEC_UBI)
+		return find_flash(s, dev, type);
+	d = blkdev_find(&devs, s, count);
+	if (!d)
+		return 0;
+	IGNORE(strcopy(dev, 48, d->path)); /* same size */
+	IGNORE(strcopy(type, 16, d->probed == 1 ? d->info.type : "")); /* probe types are short */
+	return 1;
+}
+
 /* What the boot would do with s on the devices present now. */
 static void print_resolution(const struct spec *s, const struct config *c, int upper)
 {
-	const struct blkdev *d;
+	char dev[48], type[16];
 	unsigned count, idx[BLKDEV_MAX], n;
 	int wait = s->deadline >= 0 ? s->deadline : config_wait(c);
 
@@ -83,8 +164,7 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 		}
 		printf("%s\n", count ? "; the first that holds it wins" : " no candidate present now");
 	} else {
-		d = blkdev_find(&devs, s, &count);
-		if (!d) {
+		if (!find_dev(s, dev, type, &count)) {
 			if (wait == CFG_WAIT_FOREVER)
 				printf("%-16s not present now; the boot waits for it (rootwait)\n", "");
 			else
@@ -92,14 +172,13 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 				       upper ? "union.onfail" : "stops");
 			return;
 		}
-		printf("%-16s %s%s (%s%s%s)\n", "", count > 1 ? "several match; " : "", d->path,
-		       d->probed == 1 ? d->info.type : "unknown type", d->info.label[0] ? ", LABEL=" : "",
-		       d->info.label);
+		printf("%-16s %s%s (%s)\n", "", count > 1 ? "several match; " : "", dev,
+		       type[0] ? type : "unknown type");
 		if (upper)
 			return;
 		for (unsigned i = 0; i < s->npaths; i++)
 			printf("%-16s then image %s inside it, on a read-only loop device\n", "", s->paths[i]);
-		if (!s->npaths && d->probed == 1 && media_holds_images(d->info.type))
+		if (!s->npaths && media_holds_images(type))
 			printf("%-16s then image %s inside it (union.image), on a read-only loop device\n", "",
 			       c->image);
 	}
@@ -125,6 +204,104 @@ static void print_spec(const char *role, const char *text, const struct config *
 		printf(", wait %d s", s.deadline);
 	printf(")\n");
 	print_resolution(&s, c, upper);
+}
+
+/* The kernel's overlayfs now, or a module for it in the root (the image):
+ * the boot loads either. */
+static void kernel_facts(struct plan_facts *f)
+{
+	static const char *const names[] = { "overlay.ko", "overlay.ko.xz", "overlay.ko.zst" };
+	static char fs[4096];
+	struct utsname u;
+	char path[256];
+	struct stat st;
+
+	f->have_overlay = sys_read_file("/proc/filesystems", fs, sizeof(fs)) >= 0 &&
+			  strstr(fs, "\toverlay\n") != NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(names) && uname(&u) == 0; i++)
+		if (strfmt(path, sizeof(path), "/lib/modules/%s/kernel/fs/overlayfs/%s", u.release,
+			   names[i]) == 0 && stat(path, &st) == 0)
+			f->image_overlay = 1;
+}
+
+/* The branch mounted now when it is the device the plan names (at rw, or
+ * read-only at saved in a failsafe or kiosk boot): its control state and
+ * pending request. A UBI volume is not matched: its state stays unknown. */
+static void branch_facts(struct plan_facts *f, const char *dev)
+{
+	static const char *const dirs[] = { RUNTIME_DIR "/saved", RUNTIME_RW };
+	struct stat d, m;
+
+	if (stat(dev, &d) < 0 || !S_ISBLK(d.st_mode))
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		int rw;
+
+		if (stat(dirs[i], &m) < 0 || m.st_dev != d.st_rdev)
+			continue;
+		rw = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (rw < 0)
+			return;
+		f->state_known = 1;
+		f->state_rc = state_load(rw, &f->saved);
+		f->reset_request = branch_reset_pending(rw);
+		close(rw);
+		return;
+	}
+}
+
+/* The read-only layers' identities now, as the boot reads them; unknown
+ * (nlower 0) when a layer is an image file, auto, or not present. */
+static void identity_facts(struct plan_facts *f, const char *lowers)
+{
+	static struct spec s[SPEC_LIST_MAX];
+	char why[CFG_ERR_MAX], dev[48], type[16];
+	unsigned count;
+	int n = spec_list_parse(lowers, s, SPEC_LIST_MAX, why, sizeof(why));
+
+	state_clear(&f->now);
+	for (int i = 0; i < n && i < STATE_LOWER_MAX; i++) {
+		if (s[i].npaths || s[i].kind == SPEC_AUTO || !find_dev(&s[i], dev, type, &count) ||
+		    identity_path(dev, f->now.lower[i], sizeof(f->now.lower[i])) < 0) {
+			state_clear(&f->now);
+			return;
+		}
+		f->now.nlower = (unsigned)i + 1;
+	}
+}
+
+/* The facts of now through the boot's own decision: the same text. */
+static int print_plan(const struct config *c)
+{
+	struct plan_facts f = { .cfg = c };
+	struct plan p;
+	static char text[PLAN_TEXT_MAX];
+	static char dev[48], type[16];
+	char why[CFG_ERR_MAX];
+	struct spec s;
+	unsigned count;
+
+	kernel_facts(&f);
+	f.upper_dev = dev;
+	f.upper_type = type;
+	if (spec_parse(c->upper, &s, why, sizeof(why)) == 0) {
+		f.upper_present = find_dev(&s, dev, type, &count) ? PRESENT_YES : PRESENT_NO;
+		/* a missing UBI volume is made at boot from union.ubi='s free space */
+		if (f.upper_present == PRESENT_NO && s.kind == SPEC_UBI && c->ubi[0])
+			f.upper_present = PRESENT_UNKNOWN;
+		if (f.upper_present == PRESENT_YES)
+			branch_facts(&f, dev);
+	}
+	plan_build(&f, &p);
+	if (p.upper_kind == UPPER_DEVICE && f.state_known)
+		identity_facts(&f, p.lowers);
+	plan_build(&f, &p);
+	if (plan_format(&p, text, sizeof(text)) < 0) {
+		fprintf(stderr, "unionroot plan: the plan is longer than %zu bytes\n", sizeof(text));
+		return 1;
+	}
+	printf("--- plan (the boot writes the same to %s/plan)\n%s", RUNTIME_DIR, text);
+	return 0;
 }
 
 int cmd_plan(int argc, char **argv)
@@ -175,22 +352,8 @@ int cmd_plan(int argc, char **argv)
 	} else {
 		printf("%-16s none configured: the boot would stop here\n", "read-only");
 	}
-	if (!c.upper[0] || strcmp(c.upper, "tmpfs") == 0)
-		printf("%-16s tmpfs (volatile)%s%s\n", "writable", c.size[0] ? ", size " : "", c.size);
-	else if (strcmp(c.upper, "none") == 0)
-		printf("%-16s none (read-only root)\n", "writable");
-	else
+	if (c.upper[0] && strcmp(c.upper, "tmpfs") != 0 && strcmp(c.upper, "none") != 0)
 		print_spec("writable", c.upper, &c, 1);
-	printf("%-16s %s\n", "mode", config_mode_name(c.mode));
-	{
-		static char fs[4096];
-		int have = sys_read_file("/proc/filesystems", fs, sizeof(fs)) >= 0 &&
-			   strstr(fs, "\toverlay\n") != NULL;
-
-		printf("%-16s overlay%s\n", "backend",
-		       have ? " (this kernel has overlayfs now)"
-			    : " (module overlay at boot; without it a read-only bind of the top layer)");
-	}
 	{
 		char opts[512];
 		const char *lowers[] = { "/run/unionroot/lower/0" };
@@ -203,8 +366,6 @@ int cmd_plan(int argc, char **argv)
 		printf("%-16s forever (rootwait)\n", "device wait");
 	else
 		printf("%-16s %d s\n", "device wait", config_wait(&c));
-	printf("%-16s %s\n", "on failure", config_onfail_name(c.onfail));
-	printf("%-16s %s\n", "reset", c.reset ? "on this boot" : "no");
 	printf("%-16s %s\n", "init", c.init[0] ? c.init : "/sbin/init, /etc/init, /bin/init, /bin/sh");
-	return 0;
+	return print_plan(&c);
 }

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/* The boot plan, golden: a table of fact sets (board defaults, a command
+ * line, the writable device found, the kernel's overlayfs, the branch's
+ * control state) and the exact text `unionroot plan` prints and the boot
+ * writes to /run/unionroot/plan for them. */
+#include "config.h"
+#include "plan.h"
+#include "unit.h"
+
+#define BOARD "union.lower=/dev/vda union.upper=LABEL=data"
+#define ID_A "size=1,mkfs=2,hash=0000000000000001"
+#define ID_B "size=1,mkfs=3,hash=0000000000000002"
+
+struct golden {
+	const char *name;
+	const char *cmdline;
+	int present;            /* enum plan_presence */
+	const char *type;       /* of /dev/vdb */
+	int no_overlay;         /* neither the kernel nor the image has it */
+	int state_unknown;      /* the branch's control state could not be read */
+	unsigned boots;         /* saved boot counter */
+	const char *saved_id, *now_id; /* layer 1's identity, NULL unknown */
+	int reset_request;
+	const char *failed;     /* the boot's reason the branch failed */
+	const char *expected;
+};
+
+#define NORMAL_TAIL \
+	"failsafe         no (union.maxfails=0: boots are not counted)\n" \
+	"reset            no\n" \
+	"upgrade          no: unchanged since the last boot\n" \
+	"session          no\n" \
+	"on failure       tmpfs\n"
+
+static const struct golden table[] = {
+	{ "normal", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n" NORMAL_TAIL },
+	/* audit 7: union.mode=copyup printed "backend overlay" */
+	{ "copyup", "union.mode=copyup", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          copy-up: union.mode=copyup\n" NORMAL_TAIL },
+	/* audit 7: without overlayfs the plan said "read-only bind" */
+	{ "no-overlayfs", "", PRESENT_YES, "ext4", 1, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          copy-up: no overlayfs in this kernel, the initramfs or the image\n" NORMAL_TAIL },
+	{ "vfat-branch", "", PRESENT_YES, "vfat", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (vfat), persistent\n"
+	  "backend          copy-up: the writable file system cannot host an overlay upper\n" NORMAL_TAIL },
+	/* audit 7: mtd: was always "not present" */
+	{ "mtd", "union.upper=mtd:rootfs_data", PRESENT_YES, "jffs2", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         mtd:rootfs_data on /dev/vdb (jffs2), persistent\n"
+	  "backend          overlay: overlayfs is available\n" NORMAL_TAIL },
+	/* audit 7: a pending reset was ignored */
+	{ "reset-pending", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 1, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "failsafe         no (union.maxfails=0: boots are not counted)\n"
+	  "reset            factory: requested by 'unionroot reset'\n"
+	  "upgrade          no: unchanged since the last boot\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
+	{ "reset-keep", "union.reset=keep", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "failsafe         no (union.maxfails=0: boots are not counted)\n"
+	  "reset            factory keeping the keep list: union.reset=keep\n"
+	  "upgrade          no: unchanged since the last boot\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
+	/* audit 7: failsafe was ignored */
+	{ "failsafe", "union.maxfails=1", PRESENT_YES, "ext4", 0, 0, 2, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         tmpfs (volatile): failsafe; LABEL=data stays read-only at /run/unionroot/saved\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "failsafe         yes: 2 boots without 'unionroot boot-ok' (union.maxfails=1)\n"
+	  "reset            no: failsafe leaves the branch untouched\n"
+	  "upgrade          not looked at in failsafe\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
+	{ "counting", "union.maxfails=3", PRESENT_YES, "ext4", 0, 0, 1, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "failsafe         no: boot 2 of union.maxfails=3\n"
+	  "reset            no\n"
+	  "upgrade          no: unchanged since the last boot\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
+	/* audit 7: an upgrade was ignored */
+	{ "upgrade-reset", "union.upgrade=reset", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_B, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "failsafe         no (union.maxfails=0: boots are not counted)\n"
+	  "reset            factory: the read-only layer changed and union.upgrade=reset\n"
+	  "upgrade          read-only layer changed; union.upgrade=reset\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
+	{ "kiosk", "union.session=volatile", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "failsafe         no (union.maxfails=0: boots are not counted)\n"
+	  "reset            no\n"
+	  "upgrade          no: unchanged since the last boot\n"
+	  "session          volatile (union.session=volatile): the saved branch is the top read-only layer, a tmpfs takes this boot's changes\n"
+	  "on failure       tmpfs\n" },
+	{ "missing", "union.upper=LABEL=nothere@1", PRESENT_NO, "", 0, 1, 0, NULL, NULL, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         writable device LABEL=nothere@1 not found; union.onfail=tmpfs: tmpfs (volatile)\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
+	{ "failed-reboot", "union.onfail=reboot", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0,
+	  "mounting writable branch /dev/vdb (ext4) failed: Input/output error",
+	  "layers           /dev/vda\n"
+	  "writable         mounting writable branch /dev/vdb (ext4) failed: Input/output error; union.onfail=reboot\n"
+	  "backend          none, the boot stops: union.onfail=reboot\n"
+	  "session          no\n"
+	  "on failure       reboot\n" },
+	{ "no-filesystem", "", PRESENT_YES, "", 0, 1, 0, NULL, NULL, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         writable branch /dev/vdb holds no known file system; union.onfail=tmpfs: tmpfs (volatile)\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
+	{ "state-unknown", "", PRESENT_YES, "ext4", 0, 1, 0, NULL, NULL, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "failsafe         unknown: the control state is read at boot\n"
+	  "reset            no\n"
+	  "upgrade          unknown: the layers' identities are compared at boot\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
+	{ "tmpfs", "union.upper=tmpfs union.size=50% union.session=volatile", PRESENT_UNKNOWN, "", 0, 1, 0, NULL, NULL, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         tmpfs (volatile), size 50%\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "session          no: union.session=volatile needs a persistent branch under overlayfs\n"
+	  "on failure       tmpfs\n" },
+	{ "read-only", "union.upper=none", PRESENT_UNKNOWN, "", 1, 1, 0, NULL, NULL, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         none (union.upper=none): a read-only root\n"
+	  "backend          read-only: no writable branch (union.upper=none)\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
+};
+
+static void no_err(const char *msg, void *ctx)
+{
+	(void)ctx;
+	unit_failf(__FILE__, __LINE__, "unexpected config error: %s", msg);
+}
+
+static void id(struct ur_state *st, const char *text)
+{
+	state_clear(st);
+	if (!text)
+		return;
+	st->nlower = 1;
+	snprintf(st->lower[0], sizeof(st->lower[0]), "%s", text);
+}
+
+static void every_fact_set_gives_its_golden_plan(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	char text[PLAN_TEXT_MAX], buf[1024];
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		const struct golden *g = &table[i];
+
+		config_defaults(&c);
+		snprintf(buf, sizeof(buf), "%s", BOARD);
+		config_apply_text(&c, buf, 1, no_err, NULL);
+		snprintf(buf, sizeof(buf), "%s", g->cmdline);
+		config_apply_text(&c, buf, 0, no_err, NULL);
+		memset(&f, 0, sizeof(f));
+		f.cfg = &c;
+		f.upper_present = g->present;
+		f.upper_dev = g->present == PRESENT_YES ? "/dev/vdb" : "";
+		f.upper_type = g->type;
+		f.have_overlay = !g->no_overlay;
+		f.state_known = !g->state_unknown;
+		id(&f.saved, g->saved_id);
+		f.saved.boots = g->boots;
+		id(&f.now, g->now_id);
+		f.reset_request = g->reset_request;
+		snprintf(f.upper_failed, sizeof(f.upper_failed), "%s", g->failed ? g->failed : "");
+		plan_build(&f, &p);
+		CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+		if (strcmp(text, g->expected) != 0) {
+			unit_failf(__FILE__, __LINE__, "plan %s:\n%s--- want:\n%s", g->name, text,
+				   g->expected);
+			return;
+		}
+	}
+}
+
+/* The boot's own decisions come from the same plan: a failsafe boot's
+ * writable branch is a tmpfs, and the backend is chosen for that tmpfs. */
+static void failsafe_on_vfat_takes_an_overlay_over_tmpfs(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	char buf[256];
+
+	config_defaults(&c);
+	snprintf(buf, sizeof(buf), "%s union.maxfails=1", BOARD);
+	config_apply_text(&c, buf, 0, no_err, NULL);
+	memset(&f, 0, sizeof(f));
+	f.cfg = &c;
+	f.upper_present = PRESENT_YES;
+	f.upper_dev = "/dev/sda1";
+	f.upper_type = "vfat";
+	f.have_overlay = 1;
+	plan_build(&f, &p);
+	CHECK_INT(p.upper_kind, UPPER_DEVICE);
+	CHECK_INT(p.backend, PLAN_COPYUP);
+	f.state_known = 1;
+	f.saved.boots = 1;
+	plan_build(&f, &p);
+	CHECK_INT(p.upper_kind, UPPER_TMPFS);
+	CHECK_INT(p.decided.failsafe, 1);
+	CHECK_INT(p.backend, PLAN_OVERLAY);
+}
+
+UNIT_SUITE(plan,
+	   { "every fact set gives its golden plan", every_fact_set_gives_its_golden_plan },
+	   { "failsafe on vfat takes an overlay over tmpfs", failsafe_on_vfat_takes_an_overlay_over_tmpfs });

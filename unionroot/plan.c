@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/* The boot plan from its facts: which writable branch, which backend, what
+ * failsafe, reset, upgrade and session do. Pure: it calls the deciders that
+ * already exist (decide_boot, copyup_choose_backend) and adds their order. */
+#include "plan.h"
+
+#include <string.h>
+
+#include "copyup.h"
+#include "reset.h"
+#include "spec.h"
+
+/* What union.upper asks for; it was validated: a SPEC unless none/tmpfs/"". */
+static int configured_kind(const struct config *c)
+{
+	struct spec s;
+	char why[CFG_ERR_MAX];
+
+	if (strcmp(c->upper, "none") == 0)
+		return UPPER_NONE;
+	if (c->upper[0] && strcmp(c->upper, "tmpfs") != 0 &&
+	    spec_parse(c->upper, &s, why, sizeof(why)) == 0)
+		return UPPER_DEVICE;
+	return UPPER_TMPFS;
+}
+
+/* The device cannot serve: it failed at boot, is absent, or holds nothing
+ * known (union.upperfs names a type itself). */
+static int branch_unusable(const struct plan_facts *f)
+{
+	const char *type = f->upper_type ? f->upper_type : "";
+
+	return f->upper_failed[0] || f->upper_present == PRESENT_NO ||
+	       (f->upper_present == PRESENT_YES && !type[0] && !f->cfg->upperfs[0]);
+}
+
+const char *plan_upper_fs(const struct plan *p)
+{
+	const struct config *c = p->facts->cfg;
+
+	if (p->upper_kind == UPPER_TMPFS)
+		return "tmpfs";
+	if (c->upperfs[0])
+		return c->upperfs;
+	return p->facts->upper_type ? p->facts->upper_type : "";
+}
+
+static void choose_backend(const struct plan_facts *f, struct plan *p)
+{
+	const struct config *c = f->cfg;
+
+	if (!p->lowers[0]) {
+		p->backend = PLAN_STOP;
+		p->backend_why = "no read-only layer configured (set union.lower= or root=)";
+	} else if (p->upper_failed && (c->onfail == ONFAIL_REBOOT || c->onfail == ONFAIL_HALT)) {
+		p->backend = PLAN_STOP;
+		p->backend_why = c->onfail == ONFAIL_REBOOT ? "union.onfail=reboot" : "union.onfail=halt";
+	} else if (p->upper_kind == UPPER_NONE) {
+		p->backend = PLAN_READONLY;
+		p->backend_why = "no writable branch (union.upper=none)";
+	} else {
+		p->backend = copyup_choose_backend(c->mode, f->have_overlay || f->image_overlay,
+						   plan_upper_fs(p), &p->backend_why) == BACKEND_COPYUP ?
+				     PLAN_COPYUP : PLAN_OVERLAY;
+	}
+}
+
+/* A persistent branch: failsafe, reset and upgrade from its control state;
+ * a pending request resets too, and says so. */
+static void decide_branch(const struct plan_facts *f, struct plan *p)
+{
+	static const struct ur_state none;
+	const struct config *c = f->cfg;
+
+	decide_boot(f->state_known ? &f->saved : &none, f->state_known ? f->state_rc : 0, &f->now,
+		    c->reset, c->upgrade, (unsigned)c->maxfails, &p->decided);
+	if (p->decided.failsafe) {
+		p->upper_kind = UPPER_TMPFS;
+		return;
+	}
+	p->reset_mode = p->decided.reset_mode;
+	p->reset_why = p->reset_mode != RESET_NONE ? p->decided.why : NULL;
+	if (f->reset_request) {
+		if (p->reset_mode == RESET_NONE)
+			p->reset_mode = RESET_FACTORY;
+		p->reset_why = "requested by 'unionroot reset'";
+	}
+}
+
+void plan_build(const struct plan_facts *f, struct plan *p)
+{
+	const struct config *c = f->cfg;
+
+	memset(p, 0, sizeof(*p));
+	p->facts = f;
+	/* configure.c's rule: the config does not record where union.lower
+	 * came from (board or command line), so root= cannot be ranked yet */
+	p->lowers = c->lower[0] ? c->lower : c->root;
+	p->upper_kind = configured_kind(c);
+	if (p->upper_kind == UPPER_DEVICE && branch_unusable(f)) {
+		p->upper_failed = 1;
+		p->upper_kind = c->onfail == ONFAIL_REBOOT || c->onfail == ONFAIL_HALT ? UPPER_NONE :
+											  UPPER_TMPFS;
+	}
+	if (p->upper_kind == UPPER_DEVICE)
+		decide_branch(f, p);
+	choose_backend(f, p);
+	/* the boot layers the saved branch only under overlayfs, and not in failsafe */
+	p->session = c->session_volatile && p->upper_kind == UPPER_DEVICE &&
+		     p->backend == PLAN_OVERLAY;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* One decided boot plan: facts (the configuration, the writable device found,
+ * what the kernel offers, the branch's control state) in, decisions out,
+ * pure. PID 1 carries the plan out and `unionroot plan` prints the same one. */
+#ifndef UNIONROOT_PLAN_H
+#define UNIONROOT_PLAN_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "decide.h"
+#include "defs.h"
+#include "state.h"
+
+#define PLAN_WHY_MAX 200
+#define PLAN_TEXT_MAX 2048
+
+enum upper_kind { UPPER_DEVICE, UPPER_TMPFS, UPPER_NONE };
+enum plan_backend { PLAN_OVERLAY, PLAN_COPYUP, PLAN_READONLY, PLAN_STOP };
+enum plan_presence { PRESENT_UNKNOWN = -1, PRESENT_NO = 0, PRESENT_YES = 1 };
+
+struct plan_facts {
+	const struct config *cfg;
+	int upper_present;             /* enum plan_presence: the writable device */
+	const char *upper_dev;         /* its node, "" or NULL when not known */
+	const char *upper_type;        /* its file system as probed, "" or NULL unknown */
+	char upper_failed[PLAN_WHY_MAX]; /* why the writable branch cannot be used, "" */
+	int have_overlay;              /* the kernel knows overlayfs (modules tried) */
+	int image_overlay;             /* the image carries an overlay module for it */
+	int state_known;               /* the branch's control state was read */
+	int state_rc;                  /* state_load's result */
+	struct ur_state saved;         /* the control state read */
+	struct ur_state now;           /* the layers' identities now, nlower 0 unknown */
+	int reset_request;             /* .unionroot/reset is pending */
+};
+
+struct plan {
+	const struct plan_facts *facts;
+	const char *lowers;            /* the read-only layers' SPECs, top-most first */
+	int upper_kind;                /* enum upper_kind */
+	int upper_failed;              /* the configured device falls to union.onfail */
+	int backend;                   /* enum plan_backend */
+	const char *backend_why;
+	struct boot_decision decided;  /* failsafe, upgrade, the state to save */
+	int reset_mode;                /* enum reset_mode */
+	const char *reset_why;
+	int session;                   /* kiosk: the saved branch under a tmpfs */
+};
+
+void plan_build(const struct plan_facts *f, struct plan *p);
+/* The writable branch's file system as the plan uses it ("tmpfs", "" unknown). */
+const char *plan_upper_fs(const struct plan *p);
+/* The plan as text, one decision a line; 0 or -ENAMETOOLONG. */
+int plan_format(const struct plan *p, char *buf, size_t cap) WUR;
+
+#endif

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+/* The plan as text, one decision a line: `unionroot plan` prints it and PID 1
+ * writes it to /run/unionroot/plan, so the two can be compared line by line. */
+#include <string.h>
+
+#include "plan.h"
+#include "reset.h"
+#include "sbuf.h"
+#include "spec.h"
+
+#define KEY "%-16s "
+
+static void upper_line(struct sbuf *sb, const struct plan *p, const char *spec)
+{
+	const struct plan_facts *f = p->facts;
+	const struct config *c = f->cfg;
+	const char *dev = f->upper_dev && f->upper_dev[0] ? f->upper_dev : NULL;
+
+	sbuf_addf(sb, KEY, "writable");
+	if (p->upper_failed) {
+		if (f->upper_failed[0])
+			sbuf_add(sb, f->upper_failed);
+		else if (f->upper_present == PRESENT_NO)
+			sbuf_addf(sb, "writable device %s not found", spec);
+		else
+			sbuf_addf(sb, "writable branch %s holds no known file system", dev ? dev : spec);
+		sbuf_addf(sb, "; union.onfail=%s%s\n", config_onfail_name(c->onfail),
+			  p->upper_kind == UPPER_TMPFS ? ": tmpfs (volatile)" : "");
+	} else if (p->decided.failsafe) {
+		sbuf_addf(sb, "tmpfs (volatile): failsafe; %s stays read-only at /run/unionroot/saved\n",
+			  spec);
+	} else if (p->upper_kind == UPPER_DEVICE && dev) {
+		sbuf_addf(sb, "%s on %s (%s), persistent\n", spec, dev, plan_upper_fs(p));
+	} else if (p->upper_kind == UPPER_DEVICE) {
+		sbuf_addf(sb, "%s, persistent (the device is looked for at boot)\n", spec);
+	} else if (p->upper_kind == UPPER_NONE) {
+		sbuf_add(sb, "none (union.upper=none): a read-only root\n");
+	} else {
+		sbuf_addf(sb, "tmpfs (volatile)%s%s\n", c->size[0] ? ", size " : "", c->size);
+	}
+}
+
+static void backend_line(struct sbuf *sb, const struct plan *p)
+{
+	static const char *const names[] = { "overlay", "copy-up", "read-only", "none, the boot stops" };
+
+	sbuf_addf(sb, KEY "%s: %s\n", "backend", names[p->backend], p->backend_why);
+}
+
+static void branch_lines(struct sbuf *sb, const struct plan *p)
+{
+	static const char *const policy[] = { "keep", "reset", "keeplist" };
+	const struct plan_facts *f = p->facts;
+	const struct config *c = f->cfg;
+	const struct boot_decision *d = &p->decided;
+
+	sbuf_addf(sb, KEY, "failsafe");
+	if (!f->state_known)
+		sbuf_add(sb, "unknown: the control state is read at boot\n");
+	else if (d->failsafe)
+		sbuf_addf(sb, "yes: %u boots without 'unionroot boot-ok' (union.maxfails=%d)\n",
+			  f->saved.boots, c->maxfails);
+	else if (c->maxfails)
+		sbuf_addf(sb, "no: boot %u of union.maxfails=%d\n", d->next.boots, c->maxfails);
+	else
+		sbuf_add(sb, "no (union.maxfails=0: boots are not counted)\n");
+	sbuf_addf(sb, KEY, "reset");
+	if (p->reset_mode == RESET_NONE)
+		sbuf_add(sb, d->failsafe ? "no: failsafe leaves the branch untouched\n" : "no\n");
+	else
+		sbuf_addf(sb, "%s: %s\n",
+			  p->reset_mode == RESET_FACTORY_KEEPLIST ? "factory keeping the keep list" :
+								    "factory",
+			  p->reset_why);
+	sbuf_addf(sb, KEY, "upgrade");
+	if (d->failsafe)
+		sbuf_add(sb, "not looked at in failsafe\n");
+	else if (!f->state_known || !f->now.nlower)
+		sbuf_add(sb, "unknown: the layers' identities are compared at boot\n");
+	else if (d->upgraded)
+		sbuf_addf(sb, "read-only layer changed; union.upgrade=%s\n", policy[c->upgrade]);
+	else
+		sbuf_add(sb, "no: unchanged since the last boot\n");
+}
+
+int plan_format(const struct plan *p, char *buf, size_t cap)
+{
+	const struct config *c = p->facts->cfg;
+	char spec[SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX];
+	struct spec s;
+	struct sbuf sb;
+
+	if (spec_parse(c->upper, &s, spec, sizeof(spec)) < 0 ||
+	    spec_format(&s, spec, sizeof(spec)) < 0)
+		IGNORE(strcopy(spec, sizeof(spec), c->upper)); /* same size as c->upper or more */
+	sbuf_init(&sb, buf, cap);
+	sbuf_addf(&sb, KEY "%s\n", "layers", p->lowers[0] ? p->lowers : "none");
+	upper_line(&sb, p, spec);
+	backend_line(&sb, p);
+	if (p->upper_kind == UPPER_DEVICE || p->decided.failsafe)
+		branch_lines(&sb, p);
+	sbuf_addf(&sb, KEY "%s\n", "session",
+		  p->session ? "volatile (union.session=volatile): the saved branch is the top read-only layer, a tmpfs takes this boot's changes" :
+		  c->session_volatile ? "no: union.session=volatile needs a persistent branch under overlayfs" :
+					"no");
+	sbuf_addf(&sb, KEY "%s\n", "on failure", config_onfail_name(c->onfail));
+	return sbuf_done(&sb);
+}
