@@ -108,14 +108,15 @@ static void detach(const char *path)
 		log_warn("cannot unmount %s: %s", path, strerror(errno));
 }
 
-/* Moves the mounted persistent branch out of the way, read-only, to SAVEDIR.
- * 0, or -errno after unmounting it (reported, with what for). */
+/* Moves the mounted persistent branch out of the way, read-only, to SAVEDIR,
+ * with the nodev/nosuid of removable media kept (it is reachable in the
+ * root). 0, or -errno after unmounting it (reported, with what for). */
 static int keep_saved(const char *dev, const char *what)
 {
 	int rc = sys_mkdir_p(SAVEDIR, 0755);
 
 	if (rc == 0)
-		rc = sys_mount(NULL, RWDIR, NULL, MS_REMOUNT | MS_RDONLY | MS_NOATIME, NULL);
+		rc = sys_remount(RWDIR, MS_RDONLY | MS_NOATIME, 0);
 	if (rc == 0)
 		rc = sys_mount(RWDIR, SAVEDIR, NULL, MS_MOVE, NULL);
 	if (rc < 0) {
@@ -263,7 +264,6 @@ static int writable_branch(struct boot *b)
 	if (rc < 0)
 		return rc;
 	state_clear(&next);
-	b->root_flags = 0;
 	if (b->upper_kind == UPPER_TMPFS) {
 		rc = mount_tmpfs_upper(b);
 		if (rc < 0)
@@ -277,6 +277,8 @@ static int writable_branch(struct boot *b)
 		if (fsck_branch(b, type, why, sizeof(why)) < 0)
 			goto fail_unmounted;
 		modules_for_fs(b, type);
+		/* kept when a failsafe or kiosk boot goes on with a tmpfs: the
+		 * stick stays mounted at SAVEDIR, and in a kiosk is a layer */
 		b->root_flags = removable_flags(b);
 		/* vfat: the kernel's default iocharset may be a module it lacks */
 		rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME | b->root_flags,
