@@ -143,12 +143,15 @@ static void go_failsafe(struct boot *b, const char *dev, unsigned boots)
 }
 
 /* Control state: boot counter and layer identities decide failsafe and the
- * upgrade policy. 1 when this boot goes failsafe. */
+ * upgrade policy; a reset asked for wins over failsafe (the way out of a
+ * failsafe loop). 1 when this boot goes failsafe. */
 static int control_state(struct boot *b, int rw, struct reset_env *env, struct ur_state *next)
 {
 	static struct ur_state saved, now;
 	struct boot_decision d;
+	struct stat st;
 	int rc = state_load(rw, &saved);
+	int requested = fstatat(rw, BRANCH_STATE "/" BRANCH_RESET_REQUEST, &st, AT_SYMLINK_NOFOLLOW) == 0;
 
 	if (rc < 0)
 		log_err("control state .unionroot/%s on %s is %s; starting it afresh (boot counter 0, no layer identity known)",
@@ -162,7 +165,8 @@ static int control_state(struct boot *b, int rw, struct reset_env *env, struct u
 	now.nlower = b->nlower_id;
 	for (unsigned i = 0; i < b->nlower_id && i < STATE_LOWER_MAX; i++)
 		memcpy(now.lower[i], b->lower_id[i], sizeof(now.lower[i]));
-	decide_boot(&saved, rc, &now, b->cfg.reset, b->cfg.upgrade, (unsigned)b->cfg.maxfails, &d);
+	decide_boot(&saved, rc, &now, b->cfg.reset, requested, b->cfg.upgrade,
+		    (unsigned)b->cfg.maxfails, &d);
 	if (d.failsafe) {
 		b->boots = saved.boots;
 		go_failsafe(b, b->upper_dev, saved.boots);
