@@ -193,16 +193,18 @@ static int control_state(struct boot *b, int rw, struct reset_env *env, struct u
 
 /* union.session=volatile (kiosk): what the admin saved becomes the top
  * read-only layer, a tmpfs takes this session's changes. The reset, the
- * boot counter and upgrades were applied to the saved branch first. */
-static void go_session(struct boot *b)
+ * boot counter and upgrades were applied to the saved branch first. In
+ * copy-up mode the tmpfs takes a copy of the saved root instead (usable: the
+ * saved branch holds a whole root). */
+static void go_session(struct boot *b, int usable)
 {
-	int saved = keep_saved(b->upper_dev, "kiosk session") == 0;
+	int saved = keep_saved(b->upper_dev, "kiosk session") == 0 && usable;
 
 	b->session_layer = saved;
 	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state),
 		      "volatile: kiosk session (union.session=volatile)%s%s%s",
 		      saved ? "; the saved branch " : "", saved ? b->upper_dev : "",
-		      saved ? " is a read-only layer" : "")); /* fits */
+		      !saved ? "" : b->copyup ? " is copied into RAM (copy-up)" : " is a read-only layer")); /* fits */
 	log_note("kiosk session: %s; nothing of this boot persists", b->upper_state);
 	b->upper_kind = UPPER_TMPFS;
 }
@@ -364,9 +366,11 @@ static int writable_branch(struct boot *b)
 	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "persistent on %s (%s)",
 		      b->upper_dev, type)); /* fits: short names */
 	room_after_boot(b, rw);
-	if (b->cfg.session_volatile && !b->copyup) {
+	if (b->cfg.session_volatile) {
+		int usable = !b->copyup || copyup_saved(b, rw) == 0;
+
 		close(rw);
-		go_session(b);
+		go_session(b, usable);
 		return -EAGAIN;
 	}
 	return rw;
@@ -423,8 +427,9 @@ void union_build(struct boot *b)
 		if (rw != -EAGAIN)
 			break;
 		/* a fall to union.onfail=tmpfs leaves the file system that
-		 * forced copy-up behind: tmpfs hosts an overlay */
-		if (b->copyup && b->cfg.mode != MODE_COPYUP)
+		 * forced copy-up behind: tmpfs hosts an overlay. Not so a
+		 * kiosk session of a copy-up branch: its saved root is no layer */
+		if (b->copyup && b->cfg.mode != MODE_COPYUP && !b->session_layer)
 			copyup_choose(b);
 	}
 	if (rw >= 0 && b->copyup) {
