@@ -138,8 +138,12 @@ void copyup_choose(struct boot *b);
  * line's enum reset_mode); returns it for branch_prepare, 0 when copy-up
  * restores instead. Keep paths are not supported there yet: said once. */
 int copyup_take_reset(struct boot *b, int rw, int reset);
-/* Copies, merges or restores into upper/, binds it to /newroot. */
+/* Copies, merges or restores into upper/, binds it to /newroot; a kiosk
+ * session's tmpfs takes a copy of the saved root (SAVEDIR/upper). */
 int copyup_root(struct boot *b, int rw);
+/* union.session=volatile: merges or restores the persistent branch rw before
+ * it is kept read-only for the session; 0 or -errno (logged). */
+int copyup_saved(struct boot *b, int rw);
 /* init/handoff.c: never returns. */
 NORETURN void handoff(struct boot *b);
 /* init/rescue.c: the writable branch cannot be used; applies union.onfail

@@ -151,7 +151,9 @@ int copyup_take_reset(struct boot *b, int rw, int reset)
 	return 0;
 }
 
-int copyup_root(struct boot *b, int rw)
+/* Copies, merges or restores the tree at src into upper/ of rw; then says
+ * what happens when it failed. 0 or -errno (logged). */
+static int copyup_fill(struct boot *b, int rw, const char *src, const char *then)
 {
 	const char *dev = b->upper_dev[0] ? b->upper_dev : "tmpfs";
 	struct copyup_result res;
@@ -162,11 +164,11 @@ int copyup_root(struct boot *b, int rw)
 
 	rc = identity_path(b->lower_dev[0], id, sizeof(id));
 	if (rc < 0) {
-		log_err("copy-up: identity of read-only layer %s: %s; booting it read-only",
-			b->lower_dev[0], strerror(-rc));
+		log_err("copy-up: identity of read-only layer %s: %s; %s", b->lower_dev[0],
+			strerror(-rc), then);
 		return rc;
 	}
-	img = open(LOWER0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	img = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (img < 0)
 		return -errno;
 	rc = copyup_apply(img, rw, id, b->copyup_reset != 0, b->cfg.upgrade, &res, &done);
@@ -175,8 +177,7 @@ int copyup_root(struct boot *b, int rw)
 		log_warn("copy-up manifest on %s is damaged (%s); merged without it: files you deleted from the image may be back",
 			 dev, res.base_err);
 	if (rc < 0) {
-		log_err("copy-up into writable branch %s failed: %s; booting the read-only layer without it",
-			dev, strerror(-rc));
+		log_err("copy-up into writable branch %s failed: %s; %s", dev, strerror(-rc), then);
 		IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "none: copy-up failed: %s",
 			      strerror(-rc))); /* fits */
 		return rc;
@@ -201,16 +202,35 @@ int copyup_root(struct boot *b, int rw)
 			 res.updated + res.copied, res.removed);
 	}
 	log_info("copy-up: %s: copied %u, updated %u, removed %u, kept %u (conflicts %u), stay deleted %u, errors %u; %llu ms",
-		 done, res.copied, res.updated, res.removed, res.kept, res.conflicts, res.stay_deleted,
+		 strcmp(src, LOWER0) ? "kiosk session: copying the saved root into RAM" : done,
+		 res.copied, res.updated, res.removed, res.kept, res.conflicts, res.stay_deleted,
 		 res.errors, (unsigned long long)(sys_now_ms() - t0));
 	if (res.errors)
-		log_warn("copy-up: %u entries of the image could not be copied to %s", res.errors, dev);
+		log_warn("copy-up: %u entries of %s could not be copied to %s", res.errors, src, dev);
+	return 0;
+}
+
+int copyup_saved(struct boot *b, int rw)
+{
+	int rc = copyup_fill(b, rw, LOWER0, "the kiosk session starts from the image");
+
+	b->copyup_reset = 0; /* done on the saved branch: the session copies it */
+	return rc;
+}
+
+int copyup_root(struct boot *b, int rw)
+{
+	/* in copy-up mode the saved upper/ is a whole root, not a layer */
+	int rc = copyup_fill(b, rw, b->session_layer ? SAVEDIR "/" BRANCH_UPPER : LOWER0,
+			     "booting the read-only layer without it");
+
+	if (rc < 0)
+		return rc;
 	rc = sys_mount(RWDIR "/" BRANCH_UPPER, NEWROOT, NULL, MS_BIND, NULL);
-	if (rc == 0 && (b->cfg.rorw == RORW_RO || b->root_flags))
-		rc = sys_mount(NULL, NEWROOT, NULL,
-			       MS_REMOUNT | MS_BIND | b->root_flags |
-				       (b->cfg.rorw == RORW_RO ? MS_RDONLY : 0),
-			       NULL);
+	/* the root has the flags union.removable asks for, not the tmpfs's */
+	if (rc == 0)
+		rc = sys_remount(NEWROOT, MS_BIND | b->root_flags | (b->cfg.rorw == RORW_RO ? MS_RDONLY : 0),
+				 MS_NODEV | MS_NOSUID);
 	if (rc < 0) {
 		log_err("copy-up: binding %s/upper to %s failed: %s; booting the read-only layer",
 			RWDIR, NEWROOT, strerror(-rc));

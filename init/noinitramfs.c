@@ -123,7 +123,7 @@ int noinitramfs_lower(const char *dir)
 	if (rc == 0)
 		rc = sys_mount("/", dir, NULL, MS_BIND, NULL);
 	if (rc == 0)
-		rc = sys_mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+		rc = sys_remount(dir, MS_BIND | MS_RDONLY, 0);
 	return rc;
 }
 

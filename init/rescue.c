@@ -124,5 +124,6 @@ void onfail(struct boot *b, const char *why)
 		config_onfail_name(b->cfg.onfail));
 	b->upper_kind = UPPER_TMPFS;
 	b->upper_dev[0] = '\0';
+	b->root_flags = 0; /* the removable branch is unmounted: nothing of it is in the root */
 	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "volatile: %s", why)); /* may cut */
 }

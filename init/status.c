@@ -59,7 +59,7 @@ void status_write(struct boot *b)
 		sbuf_addf(&sb, "reset_why=%s\nreset_kept=%u\nreset_refused=%u\n", b->reset_why,
 			  b->reset_kept, b->reset_refused);
 	sbuf_addf(&sb, "failsafe=%s\n", b->failsafe[0] ? b->failsafe : "no");
-	if (b->failsafe[0])
+	if (b->failsafe[0] || b->session_layer)
 		sbuf_add(&sb, "saved=" SAVEDIR "\n");
 	sbuf_addf(&sb, "maxfails=%d\nboots_at_boot=%u\n", b->cfg.maxfails, b->boots);
 	for (unsigned i = 0; i < b->nlower_id; i++)

@@ -107,14 +107,15 @@ static void detach(const char *path)
 		log_warn("cannot unmount %s: %s", path, strerror(errno));
 }
 
-/* Moves the mounted persistent branch out of the way, read-only, to SAVEDIR.
- * 0, or -errno after unmounting it (reported, with what for). */
+/* Moves the mounted persistent branch out of the way, read-only, to SAVEDIR,
+ * with the nodev/nosuid of removable media kept (it is reachable in the
+ * root). 0, or -errno after unmounting it (reported, with what for). */
 static int keep_saved(const char *dev, const char *what)
 {
 	int rc = sys_mkdir_p(SAVEDIR, 0755);
 
 	if (rc == 0)
-		rc = sys_mount(NULL, RWDIR, NULL, MS_REMOUNT | MS_RDONLY | MS_NOATIME, NULL);
+		rc = sys_remount(RWDIR, MS_RDONLY | MS_NOATIME, 0);
 	if (rc == 0)
 		rc = sys_mount(RWDIR, SAVEDIR, NULL, MS_MOVE, NULL);
 	if (rc < 0) {
@@ -141,7 +142,8 @@ static void go_failsafe(struct boot *b, const char *dev, unsigned boots)
 }
 
 /* Control state: boot counter and layer identities decide failsafe and the
- * upgrade policy. 1 when this boot goes failsafe. */
+ * upgrade policy; a reset asked for wins over failsafe (the way out of a
+ * failsafe loop). 1 when this boot goes failsafe. */
 static int control_state(struct boot *b, int rw, struct reset_env *env, struct ur_state *next)
 {
 	static struct ur_state saved, now;
@@ -193,16 +195,18 @@ static int control_state(struct boot *b, int rw, struct reset_env *env, struct u
 
 /* union.session=volatile (kiosk): what the admin saved becomes the top
  * read-only layer, a tmpfs takes this session's changes. The reset, the
- * boot counter and upgrades were applied to the saved branch first. */
-static void go_session(struct boot *b)
+ * boot counter and upgrades were applied to the saved branch first. In
+ * copy-up mode the tmpfs takes a copy of the saved root instead (usable: the
+ * saved branch holds a whole root). */
+static void go_session(struct boot *b, int usable)
 {
-	int saved = keep_saved(b->upper_dev, "kiosk session") == 0;
+	int saved = keep_saved(b->upper_dev, "kiosk session") == 0 && usable;
 
 	b->session_layer = saved;
 	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state),
 		      "volatile: kiosk session (union.session=volatile)%s%s%s",
 		      saved ? "; the saved branch " : "", saved ? b->upper_dev : "",
-		      saved ? " is a read-only layer" : "")); /* fits */
+		      !saved ? "" : b->copyup ? " is copied into RAM (copy-up)" : " is a read-only layer")); /* fits */
 	log_note("kiosk session: %s; nothing of this boot persists", b->upper_state);
 	b->upper_kind = UPPER_TMPFS;
 }
@@ -268,7 +272,6 @@ static int writable_branch(struct boot *b)
 	if (rc < 0)
 		return rc;
 	state_clear(&next);
-	b->root_flags = 0;
 	if (b->upper_kind == UPPER_TMPFS) {
 		rc = mount_tmpfs_upper(b);
 		if (rc < 0)
@@ -282,6 +285,8 @@ static int writable_branch(struct boot *b)
 		if (fsck_branch(b, type, why, sizeof(why)) < 0)
 			goto fail_unmounted;
 		modules_for_fs(b, type);
+		/* kept when a failsafe or kiosk boot goes on with a tmpfs: the
+		 * stick stays mounted at SAVEDIR, and in a kiosk is a layer */
 		b->root_flags = removable_flags(b);
 		/* vfat: the kernel's default iocharset may be a module it lacks */
 		rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME | b->root_flags,
@@ -363,9 +368,11 @@ static int writable_branch(struct boot *b)
 	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "persistent on %s (%s)",
 		      b->upper_dev, type)); /* fits: short names */
 	room_after_boot(b, rw);
-	if (b->cfg.session_volatile && !b->copyup) {
+	if (b->cfg.session_volatile) {
+		int usable = !b->copyup || copyup_saved(b, rw) == 0;
+
 		close(rw);
-		go_session(b);
+		go_session(b, usable);
 		return -EAGAIN;
 	}
 	return rw;
@@ -422,8 +429,9 @@ void union_build(struct boot *b)
 		if (rw != -EAGAIN)
 			break;
 		/* a fall to union.onfail=tmpfs leaves the file system that
-		 * forced copy-up behind: tmpfs hosts an overlay */
-		if (b->copyup && b->cfg.mode != MODE_COPYUP)
+		 * forced copy-up behind: tmpfs hosts an overlay. Not so a
+		 * kiosk session of a copy-up branch: its saved root is no layer */
+		if (b->copyup && b->cfg.mode != MODE_COPYUP && !b->session_layer)
 			copyup_choose(b);
 	}
 	if (rw >= 0 && b->copyup) {

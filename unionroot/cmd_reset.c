@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* unionroot reset: records a durable reset request; PID 1 applies it at the
- * next boot, before the union exists (changing a mounted layer is undefined). */
+/* unionroot reset: records a durable reset request on the persistent branch
+ * (also from a failsafe or kiosk boot, where it is read-only under saved/);
+ * PID 1 applies it at the next boot, before the union exists (changing a
+ * mounted layer is undefined). A tmpfs branch has nothing to reset. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/reboot.h>
@@ -11,6 +12,7 @@
 #include "branch.h"
 #include "cli.h"
 #include "keep.h"
+#include "persist.h"
 #include "reset.h"
 
 static int confirm(void)
@@ -33,7 +35,8 @@ static int confirm(void)
 int cmd_reset(int argc, char **argv)
 {
 	static struct reset_req req;
-	int yes = 0, do_reboot = 0, rw, rc;
+	struct persist p;
+	int yes = 0, do_reboot = 0, rc, ro;
 
 	memset(&req, 0, sizeof(req));
 	req.keeplist = 1;
@@ -59,22 +62,31 @@ int cmd_reset(int argc, char **argv)
 			return 2;
 		}
 	}
-	rw = open(RUNTIME_RW, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rw < 0) {
+	rc = persist_open(&p);
+	if (rc < 0) {
 		fprintf(stderr, "unionroot reset: %s: %s; is there a writable branch?\n", RUNTIME_RW,
-			strerror(errno));
+			strerror(-rc));
+		return 1;
+	}
+	if (p.volatile_only) {
+		IGNORE(persist_close(&p)); /* nothing was remounted */
+		fprintf(stderr, "unionroot reset: this boot's writable branch is a tmpfs (see 'unionroot status'): there is nothing persistent to reset; its changes are gone at the next boot anyway\n");
 		return 1;
 	}
 	if (!yes && !confirm()) {
-		close(rw);
+		IGNORE(persist_close(&p)); /* nothing was remounted */
 		fprintf(stderr, "unionroot reset: not confirmed; nothing changed\n");
 		return 1;
 	}
-	rc = branch_request_reset(rw, &req);
-	close(rw);
+	rc = persist_writable(&p);
+	if (rc == 0)
+		rc = branch_request_reset(p.fd, &req);
+	ro = persist_close(&p);
+	if (ro < 0)
+		fprintf(stderr, "unionroot reset: %s stays writable: %s\n", p.dir, strerror(-ro));
 	if (rc < 0) {
-		fprintf(stderr, "unionroot reset: recording the request in %s/%s failed: %s\n",
-			RUNTIME_RW, BRANCH_STATE, strerror(-rc));
+		fprintf(stderr, "unionroot reset: recording the request in %s/%s failed: %s\n", p.dir,
+			BRANCH_STATE, strerror(-rc));
 		return 1;
 	}
 	printf("unionroot: factory reset scheduled for the next boot");

@@ -14,6 +14,7 @@
 
 #include "branch.h"
 #include "cli.h"
+#include "persist.h"
 #include "reset.h"
 #include "sbuf.h"
 #include "state.h"
@@ -101,6 +102,7 @@ static void live(struct out *o, unsigned warnfull)
 	struct statvfs vfs;
 	struct ur_state st;
 	struct reset_req req;
+	struct persist p;
 	int rw, state, rc;
 	ssize_t n;
 
@@ -121,12 +123,10 @@ static void live(struct out *o, unsigned warnfull)
 			field(o, "upper_warning", val);
 	}
 	/* the control state lives on the persistent branch: read-only under
-	 * saved/ in a failsafe boot */
-	rw = open(RUNTIME_DIR "/saved", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rw < 0)
-		rw = open(RUNTIME_RW, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rw < 0)
+	 * saved/ in a failsafe or kiosk boot */
+	if (persist_open(&p) < 0)
 		return;
+	rw = p.fd;
 	rc = state_load(rw, &st);
 	if (rc < 0) {
 		IGNORE(strfmt(val, sizeof(val), "damaged (%s)", state_error_name(rc))); /* fits */
@@ -134,7 +134,7 @@ static void live(struct out *o, unsigned warnfull)
 	} else if (strfmt(val, sizeof(val), "%u", st.boots) == 0)
 		field(o, "boot_counter", val);
 	state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(rw);
+	IGNORE(persist_close(&p)); /* nothing was remounted */
 	n = state < 0 ? -ENOENT : sys_read_fileat(state, RESET_REQUEST, text, sizeof(text));
 	if (state >= 0)
 		close(state);

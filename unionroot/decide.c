@@ -8,13 +8,17 @@
 #include "reset.h"
 
 void decide_boot(const struct ur_state *saved, int state_rc, const struct ur_state *now,
-		 int cfg_reset, int upgrade, unsigned maxfails, struct boot_decision *d)
+		 int cfg_reset, int requested, int upgrade, unsigned maxfails,
+		 struct boot_decision *d)
 {
 	static const struct ur_state none;
 	const struct ur_state *old = state_rc < 0 ? &none : saved;
+	int fresh;
 
 	memset(d, 0, sizeof(*d));
-	if (maxfails && old->boots >= maxfails) {
+	/* a reset asked for (union.reset, or 'unionroot reset' from a failsafe
+	 * boot) is the way out of a failsafe loop: it wins over the counter */
+	if (maxfails && old->boots >= maxfails && cfg_reset == RESET_OFF && !requested) {
 		d->failsafe = 1;
 		d->why = "union.maxfails boots without 'unionroot boot-ok'";
 		d->next = *old;
@@ -38,5 +42,7 @@ void decide_boot(const struct ur_state *saved, int state_rc, const struct ur_sta
 		d->why = "the read-only layer changed and union.upgrade=keep: user changes stay on top";
 	}
 	d->next = now->nlower ? *now : *old;
-	d->next.boots = maxfails ? old->boots + 1 : 0;
+	/* a reset clears the counter: this boot is the fresh state's first */
+	fresh = requested || d->reset_mode != RESET_NONE;
+	d->next.boots = maxfails ? (fresh ? 0 : old->boots) + 1 : 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* What this boot does with the writable branch, decided from values only:
- * failsafe after union.maxfails boots without 'unionroot boot-ok', a reset
- * from the command line or from union.upgrade when a read-only layer changed,
- * and the control state to save. */
+ * failsafe after union.maxfails boots without 'unionroot boot-ok' unless a
+ * reset is asked for, a reset from the command line or from union.upgrade
+ * when a read-only layer changed, and the control state to save (a reset
+ * starts the counter afresh). */
 #ifndef UNIONROOT_DECIDE_H
 #define UNIONROOT_DECIDE_H
 
@@ -18,8 +19,10 @@ struct boot_decision {
 
 /* saved: the state read (state_rc its load result: a damaged state counts as
  * none); now: this boot's layer identities (nlower 0 when unknown);
- * cfg_reset, upgrade: enum cfg_reset, enum cfg_upgrade; maxfails 0 = off. */
+ * cfg_reset, upgrade: enum cfg_reset, enum cfg_upgrade; requested: a reset
+ * request is pending on the branch; maxfails 0 = off. */
 void decide_boot(const struct ur_state *saved, int state_rc, const struct ur_state *now,
-		 int cfg_reset, int upgrade, unsigned maxfails, struct boot_decision *d);
+		 int cfg_reset, int requested, int upgrade, unsigned maxfails,
+		 struct boot_decision *d);
 
 #endif

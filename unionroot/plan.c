@@ -73,7 +73,7 @@ static void decide_branch(const struct plan_facts *f, struct plan *p)
 	const struct config *c = f->cfg;
 
 	decide_boot(f->state_known ? &f->saved : &none, f->state_known ? f->state_rc : 0, &f->now,
-		    c->reset, c->upgrade, (unsigned)c->maxfails, &p->decided);
+		    c->reset, f->reset_request, c->upgrade, (unsigned)c->maxfails, &p->decided);
 	if (p->decided.failsafe) {
 		p->upper_kind = UPPER_TMPFS;
 		return;

@@ -124,6 +124,25 @@ int path_readonly(const char *path)
 	return statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
 }
 
+int sys_remount(const char *path, unsigned long set, unsigned long clear)
+{
+	static const unsigned long kept[][2] = {
+		{ ST_RDONLY, MS_RDONLY },     { ST_NOSUID, MS_NOSUID },
+		{ ST_NODEV, MS_NODEV },       { ST_NOEXEC, MS_NOEXEC },
+		{ ST_NOATIME, MS_NOATIME },   { ST_NODIRATIME, MS_NODIRATIME },
+		{ ST_RELATIME, MS_RELATIME }, { ST_SYNCHRONOUS, MS_SYNCHRONOUS },
+	};
+	struct statvfs vfs;
+	unsigned long flags = 0;
+
+	if (statvfs(path, &vfs) < 0)
+		return -errno;
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
+		if (vfs.f_flag & kept[i][0])
+			flags |= kept[i][1];
+	return sys_mount(NULL, path, NULL, MS_REMOUNT | (flags & ~clear) | set, NULL);
+}
+
 int sys_mkdir_p(const char *path, mode_t mode)
 {
 	char buf[256];

@@ -31,6 +31,11 @@ int sys_mount(const char *src, const char *dst, const char *type,
  * ST_RDONLY); 0 when it cannot tell. */
 int fd_readonly(int fd);
 int path_readonly(const char *path);
+/* Remounts the mount at path with the flags it has now (statvfs f_flag:
+ * nodev, nosuid, noexec, the atime ones, ro), minus clear, plus set: a bare
+ * MS_REMOUNT would replace its nodev/nosuid/noexec with none. set may hold
+ * MS_BIND (per-mount flags only). 0 or -errno. */
+int sys_remount(const char *path, unsigned long set, unsigned long clear) WUR;
 /* mkdir -p for paths we own (/run/...); 0 or -errno. */
 int sys_mkdir_p(const char *path, mode_t mode) WUR;
 /* Files on a branch or a medium, where anything may be planted at a name

@@ -6,7 +6,8 @@
 # layer ends in the rescue shell or a visible countdown, never a panic;
 # union.break stops in the rescue shell and leaving it goes on; a command
 # line of garbage boots with the defaults; a .unionroot planted as a symlink
-# to / is moved aside, not followed. The damaged disks are made on the host.
+# to / is moved aside, not followed; a reset (asked in a failsafe boot, or
+# union.reset=1) ends a failsafe loop. The damaged disks are made on the host.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-failsafe || exit 0
@@ -257,4 +258,33 @@ if boot "$T/11.log" "$T/evil.img" "$SHOW" --append "$UP"; then
 else
 	fail "failsafe: .unionroot symlink" "no clean boot (see $T/11.log)"
 	keep_log "$T/11.log"
+fi
+
+# 12. the way out of a failsafe loop is a reset: 'unionroot reset' in a
+# failsafe boot reaches the saved branch and the next boot applies it, not
+# failsafe; union.reset=1 on a boot that would go failsafe resets too
+U=/run/unionroot/bin/unionroot
+FS='sed -n "s/^\(failsafe\|reset\|boots_at_boot\)=/MARK-&/p" /run/unionroot/status
+	[ -e /root/persist ] && echo MARK-user-file || echo MARK-factory'
+M=union.maxfails=1
+new_data "$T/loop.img"
+if boot "$T/12a.log" "$T/loop.img" 'echo mine >/root/persist' --append "$UP $M" &&
+	boot "$T/12b.log" "$T/loop.img" "$FS"'
+	'"$U"' reset --yes; echo "MARK-reset-exit=$?"
+	'"$U"' status | grep "^reset_pending"' --append "$UP $M" &&
+	boot "$T/12c.log" "$T/loop.img" "$FS"'; echo again >/root/persist' --append "$UP $M" &&
+	boot "$T/12d.log" "$T/loop.img" "$FS" --append "$UP $M union.reset=1"; then
+	expect "a boot past union.maxfails is failsafe" "$T/12b.log" '^MARK-failsafe=1 boots without'
+	expect "reset in a failsafe boot is recorded" "$T/12b.log" '^MARK-reset-exit=0'
+	expect "reset in a failsafe boot is pending on the saved branch" "$T/12b.log" '^reset_pending=yes'
+	expect "a pending reset ends the failsafe loop" "$T/12c.log" '^MARK-failsafe=no'
+	expect "the reset asked in failsafe is applied" "$T/12c.log" '^MARK-reset=applied'
+	expect "after it the user's file is gone" "$T/12c.log" '^MARK-factory'
+	expect "a reset restarts the boot counter" "$T/12c.log" '^MARK-boots_at_boot=1'
+	expect "union.reset=1 on a boot that would be failsafe is no failsafe" "$T/12d.log" '^MARK-failsafe=no'
+	expect "union.reset=1 resets instead" "$T/12d.log" '^MARK-reset=applied'
+	expect "union.reset=1 drops the user's file" "$T/12d.log" '^MARK-factory'
+else
+	fail "failsafe: reset out of the loop" "no clean boot (see $T/12*.log)"
+	keep_log "$T"/12*.log
 fi

@@ -126,37 +126,70 @@ static void the_boot_decision_counts_fails_and_applies_the_upgrade_policy(void)
 	now.nlower = 1;
 	strcpy(now.lower[0], "v2");
 	/* first boot: no identity saved, no upgrade; counting starts */
-	decide_boot(&saved, 0, &now, RESET_OFF, UPGRADE_RESET, 2, &d);
+	decide_boot(&saved, 0, &now, RESET_OFF, 0, UPGRADE_RESET, 2, &d);
 	CHECK_INT(d.failsafe, 0);
 	CHECK_INT(d.upgraded, 0);
 	CHECK_INT(d.next.boots, 1);
 	saved = d.next;
-	decide_boot(&saved, 0, &now, RESET_OFF, UPGRADE_RESET, 2, &d);
+	decide_boot(&saved, 0, &now, RESET_OFF, 0, UPGRADE_RESET, 2, &d);
 	CHECK_INT(d.next.boots, 2);
 	saved = d.next;
-	decide_boot(&saved, 0, &now, RESET_OFF, UPGRADE_RESET, 2, &d);
+	decide_boot(&saved, 0, &now, RESET_OFF, 0, UPGRADE_RESET, 2, &d);
 	CHECK_INT(d.failsafe, 1);
 	/* counting off: no failsafe, the counter rests at 0 */
-	decide_boot(&saved, 0, &now, RESET_OFF, UPGRADE_KEEP, 0, &d);
+	decide_boot(&saved, 0, &now, RESET_OFF, 0, UPGRADE_KEEP, 0, &d);
 	CHECK_INT(d.failsafe, 0);
 	CHECK_INT(d.next.boots, 0);
 	/* a new image with each policy */
 	strcpy(now.lower[0], "v3");
-	decide_boot(&saved, 0, &now, RESET_OFF, UPGRADE_KEEP, 0, &d);
+	decide_boot(&saved, 0, &now, RESET_OFF, 0, UPGRADE_KEEP, 0, &d);
 	CHECK_INT(d.upgraded, 1);
 	CHECK_INT(d.reset_mode, RESET_NONE);
 	CHECK_STR(d.next.lower[0], "v3");
-	decide_boot(&saved, 0, &now, RESET_OFF, UPGRADE_RESET, 0, &d);
+	decide_boot(&saved, 0, &now, RESET_OFF, 0, UPGRADE_RESET, 0, &d);
 	CHECK_INT(d.reset_mode, RESET_FACTORY);
-	decide_boot(&saved, 0, &now, RESET_OFF, UPGRADE_KEEPLIST, 0, &d);
+	decide_boot(&saved, 0, &now, RESET_OFF, 0, UPGRADE_KEEPLIST, 0, &d);
 	CHECK_INT(d.reset_mode, RESET_FACTORY_KEEPLIST);
 	/* a damaged state is no evidence of anything */
-	decide_boot(&saved, -22, &now, RESET_OFF, UPGRADE_RESET, 2, &d);
+	decide_boot(&saved, -22, &now, RESET_OFF, 0, UPGRADE_RESET, 2, &d);
 	CHECK_INT(d.failsafe, 0);
 	CHECK_INT(d.upgraded, 0);
 	CHECK_INT(d.next.boots, 1);
-	decide_boot(&saved, 0, &now, RESET_KEEP, UPGRADE_KEEP, 0, &d);
+	decide_boot(&saved, 0, &now, RESET_KEEP, 0, UPGRADE_KEEP, 0, &d);
 	CHECK_INT(d.reset_mode, RESET_FACTORY_KEEPLIST);
+}
+
+static void a_reset_is_the_way_out_of_a_failsafe_loop(void)
+{
+	struct ur_state saved, now;
+	struct boot_decision d;
+
+	state_clear(&saved);
+	state_clear(&now);
+	saved.boots = 3;
+	now.nlower = 1;
+	strcpy(now.lower[0], "v1");
+	saved.nlower = 1;
+	strcpy(saved.lower[0], "v1");
+	decide_boot(&saved, 0, &now, RESET_OFF, 0, UPGRADE_KEEP, 2, &d);
+	CHECK_INT(d.failsafe, 1);
+	/* 'unionroot reset' in the failsafe boot left a request: applied, and
+	 * the counter starts again with this boot */
+	decide_boot(&saved, 0, &now, RESET_OFF, 1, UPGRADE_KEEP, 2, &d);
+	CHECK_INT(d.failsafe, 0);
+	CHECK_INT(d.reset_mode, RESET_NONE); /* the request itself says how */
+	CHECK_INT(d.next.boots, 1);
+	/* union.reset=1 on the command line of a boot that would go failsafe */
+	decide_boot(&saved, 0, &now, RESET_ON, 0, UPGRADE_KEEP, 2, &d);
+	CHECK_INT(d.failsafe, 0);
+	CHECK_INT(d.reset_mode, RESET_FACTORY);
+	CHECK_INT(d.next.boots, 1);
+	/* below the limit a reset clears the counter too; without one it counts */
+	saved.boots = 1;
+	decide_boot(&saved, 0, &now, RESET_KEEP, 0, UPGRADE_KEEP, 2, &d);
+	CHECK_INT(d.next.boots, 1);
+	decide_boot(&saved, 0, &now, RESET_OFF, 0, UPGRADE_KEEP, 2, &d);
+	CHECK_INT(d.next.boots, 2);
 }
 
 /* ---- the reset stopped after each step ---- */
@@ -269,6 +302,8 @@ UNIT_SUITE(reset,
 	     a_reset_request_round_trips_and_a_damaged_one_keeps_the_keep_list_only },
 	   { "boot decision: maxfails, counting off, upgrade policies, damaged state",
 	     the_boot_decision_counts_fails_and_applies_the_upgrade_policy },
+	   { "boot decision: a reset wins over failsafe and restarts the counter",
+	     a_reset_is_the_way_out_of_a_failsafe_loop },
 	   { "a reset stopped after any step is old or factory; the next boot finishes it",
 	     a_reset_stopped_after_any_step_is_old_or_factory_and_finishes_next_time },
 	   { "a cut between the two renames of the swap is finished at boot",
