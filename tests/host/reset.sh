@@ -117,6 +117,27 @@ else
 	fail "host: keep path with .." "$out"
 fi
 
+# 1b. the image's keep list (the reset opens it with openat2), also on a
+# kernel without openat2 (before 5.6): noopenat2.py makes it answer ENOSYS
+LOW=$M/image
+mkdir -p "$LOW/etc/unionroot"
+echo /root >"$LOW/etc/unionroot/keep"
+for kernel in openat2 noopenat2; do
+	B=$M/image-keep-$kernel
+	wrap=()
+	[ "$kernel" = noopenat2 ] && wrap=(python3 "$(dirname "$0")/noopenat2.py")
+	mkdir -p "$B" && "$BIN" test-reset "$B" >/dev/null
+	mkdir -p "$B/upper/root" "$B/upper/srv"
+	echo user >"$B/upper/root/data"
+	echo dropped >"$B/upper/srv/x"
+	out=$("${wrap[@]}" "$BIN" test-reset "$B" - keeplist "$LOW" 2>&1)
+	if [ "$(cat "$B/upper/root/data" 2>/dev/null)" = user ] && [ ! -e "$B/upper/srv/x" ]; then
+		pass "host: the image's keep list is honoured ($kernel)"
+	else
+		fail "host: image keep list ($kernel)" "$(find "$B/upper" -printf '%p ' 2>&1) $out"
+	fi
+done
+
 # 2. killed after each step, then run again: old or factory, then factory
 for step in request keep aside fresh cleared trash; do
 	B=$M/kill-$step
