@@ -98,6 +98,10 @@ static int copy_dir(struct kc *k, int od, int nd, const char *name, const char *
 		return w.nd;
 	}
 	rc = merge ? tc_dir_meta(od, name, st, nd, name) : 0;
+	if (rc == -EIO) { /* as tc_copy: an xattr the new directory refused */
+		k->tc.xattr_errors++;
+		rc = 0;
+	}
 	if (rc == 0)
 		rc = sys_dir_each(w.od, copy_child, &w);
 	if (rc == 0)
@@ -134,6 +138,8 @@ static int copy_entry(struct kc *k, int od, int nd, const char *name, const char
 	rc = tc_copy(od, name, &st, nd, name, &hash, &k->tc);
 	if (rc == 0)
 		k->st->copied++;
+	if (rc == 0 && k->tc.xattr_errors != xattr_errors) /* this entry's, not its children's */
+		refuse(k, path, "copied without some of its extended attributes");
 	if (S_ISDIR(st.st_mode) && (rc == 0 || rc == -EEXIST))
 		rc = copy_dir(k, od, nd, name, path, &st, depth, rc == -EEXIST);
 	if (rc == -EEXIST)
@@ -146,8 +152,6 @@ static int copy_entry(struct kc *k, int od, int nd, const char *name, const char
 		IGNORE(strfmt(why, sizeof(why), "copy failed: %s",
 			      rc == -ESTALE ? "it changed while copying" : strerror(-rc))); /* fits */
 		refuse(k, path, why);
-	} else if (k->tc.xattr_errors != xattr_errors) {
-		refuse(k, path, "copied without some of its extended attributes");
 	}
 	return 0;
 }
