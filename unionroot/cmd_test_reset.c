@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* unionroot test-reset DIR [STEP] [keeplist|factory] (test builds only): runs
- * PID 1's reset on the branch top DIR, as a host test's stand-in for a boot,
- * and with STEP dies by SIGKILL right after that step; test-reserve DIR
- * make|release does the boot's reserve step there. */
+/* unionroot test-reset DIR [STEP] [keeplist|factory] [LOWER] (test builds
+ * only): runs PID 1's reset on the branch top DIR, as a host test's stand-in
+ * for a boot, with LOWER as the image; with STEP dies by SIGKILL right after
+ * that step. test-reserve DIR make|release does the boot's reserve step there. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -32,7 +32,7 @@ int cmd_test_reset(int argc, char **argv)
 	int rw, rc;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: unionroot test-reset DIR [STEP|-] [keeplist|factory]\n");
+		fprintf(stderr, "usage: unionroot test-reset DIR [STEP|-] [keeplist|factory] [LOWER]\n");
 		return 2;
 	}
 	if (argc > 2 && strcmp(argv[2], "-") != 0 && crashpoint_arm(argv[2], 0) < 0) {
@@ -41,6 +41,10 @@ int cmd_test_reset(int argc, char **argv)
 	}
 	if (argc > 3)
 		env.mode = strcmp(argv[3], "keeplist") == 0 ? RESET_FACTORY_KEEPLIST : RESET_FACTORY;
+	if (argc > 4) {
+		env.lowers = (const char *const *)&argv[4];
+		env.nlower = 1;
+	}
 	rw = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rw < 0) {
 		perror(argv[1]);

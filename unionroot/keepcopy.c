@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Keep-list walk and copy. Parents of a kept entry are created with the old
- * directories' owner and mode but never their opaque mark (a parent must not
- * hide the image's other entries); a kept directory keeps its opaque mark, a
- * kept whiteout stays a whiteout. Hard links become separate copies. */
+/* Keep-list walk. Each entry is copied by the copy-up backend's entry copy
+ * (treecopy.c), so both keep file capabilities the same way. Parents of a
+ * kept entry never take their opaque mark; a kept directory keeps it, a kept
+ * whiteout stays a whiteout. Hard links become separate copies. */
 #include "glob.h"
 #include "keepcopy.h"
 
@@ -10,14 +10,13 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "sbuf.h"
 #include "sys.h"
+#include "treecopy.h"
 
-#define OVL_XATTR "trusted.overlay."
 #define OVL_OPAQUE "trusted.overlay.opaque"
 
 struct kc {
@@ -26,13 +25,8 @@ struct kc {
 	keepcopy_report_fn report;
 	void *ctx;
 	struct keepcopy_stats *st;
-	int fatal;
+	struct tc_stats tc; /* the entry copy's counters: its xattr failures */
 };
-
-/* one PID 1, one thread: the copy buffers need not live on the stack */
-static char xlist[4096];
-static char xval[65536];
-static char data[65536];
 
 static void refuse(struct kc *k, const char *path, const char *why)
 {
@@ -48,63 +42,17 @@ static int open_dir_at(int at, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-/* xattrs from fd to fd: the overlay's own are dropped (origin, redirect and
- * friends describe the old layers) except the opaque mark when asked. */
-static int copy_xattrs(int from, int to, int with_opaque)
+/* The entry copy carries no trusted.* (the overlay's own: origin, redirect
+ * describe the old layers); a kept directory's opaque mark is the one that
+ * still means something. */
+static int carry_opaque(int od, int nd)
 {
-	ssize_t len = flistxattr(from, xlist, sizeof(xlist));
+	char v[8];
+	ssize_t n = fgetxattr(od, OVL_OPAQUE, v, sizeof(v));
 
-	if (len < 0)
-		return errno == ENOTSUP ? 0 : -errno;
-	for (ssize_t off = 0; off < len; off += (ssize_t)strlen(xlist + off) + 1) {
-		const char *name = xlist + off;
-		ssize_t n;
-
-		if (strncmp(name, OVL_XATTR, sizeof(OVL_XATTR) - 1) == 0 &&
-		    !(with_opaque && strcmp(name, OVL_OPAQUE) == 0))
-			continue;
-		n = fgetxattr(from, name, xval, sizeof(xval));
-		if (n < 0)
-			return -errno;
-		if (fsetxattr(to, name, xval, (size_t)n, 0) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
-/* owner before mode (chown clears set-id bits), times last */
-static int copy_meta_fd(int from, int to, const struct stat *st, int with_opaque)
-{
-	struct timespec ts[2] = { st->st_atim, st->st_mtim };
-	int rc = copy_xattrs(from, to, with_opaque);
-
-	if (rc < 0)
-		return rc;
-	if (fchown(to, st->st_uid, st->st_gid) < 0 || fchmod(to, st->st_mode & 07777) < 0 ||
-	    futimens(to, ts) < 0)
-		return -errno;
-	return 0;
-}
-
-static int copy_data(int in, int out)
-{
-	for (;;) {
-		ssize_t n = read(in, data, sizeof(data)), w = 0;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : 0;
-		while (w < n) {
-			ssize_t k = write(out, data + w, (size_t)(n - w));
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0)
-				return -errno;
-			w += k;
-		}
-	}
+	if (n < 0)
+		return errno == ENODATA || errno == ENOTSUP ? 0 : -errno;
+	return fsetxattr(nd, OVL_OPAQUE, v, (size_t)n, 0) < 0 ? -errno : 0;
 }
 
 static int copy_entry(struct kc *k, int od, int nd, const char *name, const char *path,
@@ -131,18 +79,14 @@ static int copy_child(const char *name, unsigned char type, void *arg)
 	return w->rc < 0 ? w->rc : 0;
 }
 
+/* The entries of a directory the entry copy made (or an earlier pattern:
+ * merge, the kept directory's metadata wins), then its mark and times. */
 static int copy_dir(struct kc *k, int od, int nd, const char *name, const char *path,
-		    const struct stat *st, int depth)
+		    const struct stat *st, int depth, int merge)
 {
 	struct dir_walk w = { k, -1, -1, depth, path, 0 };
 	int rc;
 
-	if (depth > KEEPCOPY_DEPTH_MAX) {
-		refuse(k, path, "nested too deep");
-		return 0;
-	}
-	if (mkdirat(nd, name, 0700) < 0 && errno != EEXIST)
-		return -errno; /* EEXIST: an overlapping pattern made it; merge */
 	w.od = open_dir_at(od, name);
 	if (w.od < 0) {
 		refuse(k, path, "cannot be opened");
@@ -153,71 +97,20 @@ static int copy_dir(struct kc *k, int od, int nd, const char *name, const char *
 		close(w.od);
 		return w.nd;
 	}
-	k->st->copied++;
-	rc = sys_dir_each(w.od, copy_child, &w);
+	rc = merge ? tc_dir_meta(od, name, st, nd, name) : 0;
+	if (rc == -EIO) { /* as tc_copy: an xattr the new directory refused */
+		k->tc.xattr_errors++;
+		rc = 0;
+	}
 	if (rc == 0)
-		rc = copy_meta_fd(w.od, w.nd, st, 1);
+		rc = sys_dir_each(w.od, copy_child, &w);
+	if (rc == 0)
+		rc = carry_opaque(w.od, w.nd);
+	if (rc == 0)
+		rc = tc_times(nd, name, st);
 	close(w.od);
 	close(w.nd);
 	return rc;
-}
-
-static int copy_file(struct kc *k, int od, int nd, const char *name, const char *path,
-		     const struct stat *st)
-{
-	struct stat now;
-	int in, out, rc;
-
-	in = openat(od, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
-	if (in < 0 || fstat(in, &now) < 0 || now.st_ino != st->st_ino) {
-		if (in >= 0)
-			close(in);
-		refuse(k, path, "changed while copying");
-		return 0;
-	}
-	out = openat(nd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (out < 0) {
-		rc = errno == EEXIST ? 0 : -errno; /* EEXIST: kept by an earlier pattern */
-		close(in);
-		return rc;
-	}
-	rc = copy_data(in, out);
-	if (rc == 0)
-		rc = copy_meta_fd(in, out, st, 0);
-	close(in);
-	if (close(out) < 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0)
-		k->st->copied++;
-	return rc;
-}
-
-/* symlinks, whiteouts (char 0/0), other devices, fifos: by name, no fd */
-static int copy_special(struct kc *k, int od, int nd, const char *name, const struct stat *st)
-{
-	struct timespec ts[2] = { st->st_atim, st->st_mtim };
-
-	if (S_ISLNK(st->st_mode)) {
-		char target[4096];
-		ssize_t n = readlinkat(od, name, target, sizeof(target) - 1);
-
-		if (n < 0)
-			return -errno;
-		target[n] = '\0';
-		if (symlinkat(target, nd, name) < 0)
-			return errno == EEXIST ? 0 : -errno;
-	} else {
-		if (mknodat(nd, name, st->st_mode & (S_IFMT | 07777), st->st_rdev) < 0)
-			return errno == EEXIST ? 0 : -errno;
-	}
-	if (fchownat(nd, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	if (!S_ISLNK(st->st_mode) && fchmodat(nd, name, st->st_mode & 07777, 0) < 0)
-		return -errno;
-	if (utimensat(nd, name, ts, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	k->st->copied++;
-	return 0;
 }
 
 /* Copies od/name to nd/name. < 0 only for failures of the new upper that
@@ -225,6 +118,8 @@ static int copy_special(struct kc *k, int od, int nd, const char *name, const st
 static int copy_entry(struct kc *k, int od, int nd, const char *name, const char *path,
 		      int depth)
 {
+	unsigned xattr_errors = k->tc.xattr_errors;
+	uint64_t hash; /* the copy-up manifest's; no use here */
 	struct stat st;
 	int rc;
 
@@ -234,85 +129,90 @@ static int copy_entry(struct kc *k, int od, int nd, const char *name, const char
 		refuse(k, path, "is on another file system");
 		return 0;
 	}
-	if (S_ISDIR(st.st_mode))
-		rc = copy_dir(k, od, nd, name, path, &st, depth);
-	else if (S_ISREG(st.st_mode))
-		rc = copy_file(k, od, nd, name, path, &st);
-	else if (S_ISSOCK(st.st_mode))
-		rc = 0; /* meaningless after a reboot */
-	else
-		rc = copy_special(k, od, nd, name, &st);
+	if (S_ISSOCK(st.st_mode))
+		return 0; /* meaningless after a reboot */
+	if (S_ISDIR(st.st_mode) && depth > KEEPCOPY_DEPTH_MAX) {
+		refuse(k, path, "nested too deep");
+		return 0;
+	}
+	rc = tc_copy(od, name, &st, nd, name, &hash, &k->tc);
+	if (rc == 0)
+		k->st->copied++;
+	if (rc == 0 && k->tc.xattr_errors != xattr_errors) /* this entry's, not its children's */
+		refuse(k, path, "copied without some of its extended attributes");
+	if (S_ISDIR(st.st_mode) && (rc == 0 || rc == -EEXIST))
+		rc = copy_dir(k, od, nd, name, path, &st, depth, rc == -EEXIST);
+	if (rc == -EEXIST)
+		rc = 0; /* kept by an earlier pattern */
 	if (rc == -ENOSPC || rc == -EROFS || rc == -EIO || rc == -EDQUOT)
 		return rc;
 	if (rc < 0) {
 		char why[96];
 
-		IGNORE(strfmt(why, sizeof(why), "copy failed: %s", strerror(-rc))); /* fits */
+		IGNORE(strfmt(why, sizeof(why), "copy failed: %s",
+			      rc == -ESTALE ? "it changed while copying" : strerror(-rc))); /* fits */
 		refuse(k, path, why);
 	}
 	return 0;
 }
 
+/* Enters directory name from *fd, closing the one it leaves. */
+static int step_into(int *fd, const char *name)
+{
+	int sub = open_dir_at(*fd, name);
+
+	if (sub < 0)
+		return sub;
+	close(*fd);
+	*fd = sub;
+	return 0;
+}
+
 /* Makes the new upper's directories for path's parents, each with the old
- * directory's owner and mode, and opens the deepest: an fd or -errno. */
+ * directory's owner, mode and xattrs (never its opaque mark: a parent must
+ * not hide the image's other entries), and opens the deepest: an fd or
+ * -errno; *old_out is the old upper's parent. */
 static int new_parent(struct kc *k, const char *rel, int *old_out)
 {
 	char comp[256];
-	int od = dup(k->old_root), nd = dup(k->new_root);
+	int od = dup(k->old_root), nd = dup(k->new_root), rc = 0;
 
 	if (od < 0 || nd < 0)
-		goto fail_errno;
-	for (const char *c = rel;;) {
+		rc = -errno;
+	for (const char *c = rel; rc == 0;) {
 		const char *slash = strchr(c, '/');
+		uint64_t hash;
 		struct stat st;
-		int o2, n2;
 
 		if (!slash)
 			break;
-		if ((size_t)(slash - c) >= sizeof(comp))
-			goto fail_len;
+		if ((size_t)(slash - c) >= sizeof(comp)) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
 		memcpy(comp, c, (size_t)(slash - c));
 		comp[slash - c] = '\0';
 		c = slash + 1;
-		o2 = open_dir_at(od, comp);
-		if (o2 < 0 || fstat(o2, &st) < 0) {
-			if (o2 >= 0)
-				close(o2);
-			goto fail_errno;
-		}
-		close(od);
-		od = o2;
-		if (mkdirat(nd, comp, 0700) == 0) {
-			n2 = open_dir_at(nd, comp);
-			if (n2 >= 0 && copy_meta_fd(od, n2, &st, 0) < 0) {
-				close(n2);
-				n2 = -EIO;
-			}
-		} else {
-			n2 = errno == EEXIST ? open_dir_at(nd, comp) : -errno;
-		}
-		if (n2 < 0) {
-			close(od);
-			close(nd);
-			return n2;
-		}
-		close(nd);
-		nd = n2;
+		if (fstatat(od, comp, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			rc = -errno;
+		else if (!S_ISDIR(st.st_mode))
+			rc = -ENOTDIR;
+		else if ((rc = tc_copy(od, comp, &st, nd, comp, &hash, &k->tc)) == -EEXIST)
+			rc = 0;
+		if (rc == 0)
+			rc = step_into(&od, comp);
+		if (rc == 0)
+			rc = step_into(&nd, comp);
 	}
-	*old_out = od;
-	return nd;
-fail_len:
-	errno = ENAMETOOLONG;
-fail_errno:
-	{
-		int rc = -errno;
-
+	if (rc < 0) {
 		if (od >= 0)
 			close(od);
 		if (nd >= 0)
 			close(nd);
 		return rc;
 	}
+	*old_out = od;
+	return nd;
 }
 
 static int keep_match(struct kc *k, int od, const char *pat, char *rel, size_t rel_len);
@@ -405,7 +305,8 @@ static int keep_match(struct kc *k, int od, const char *pat, char *rel, size_t r
 int keepcopy_run(int old_upper, int new_upper, const struct keep_list *kl,
 		 keepcopy_report_fn report, void *ctx, struct keepcopy_stats *stats)
 {
-	struct kc k = { old_upper, new_upper, 0, report, ctx, stats, 0 };
+	struct kc k = { .old_root = old_upper, .new_root = new_upper, .report = report,
+			.ctx = ctx, .st = stats };
 	static char rel[4096];
 	struct stat st;
 

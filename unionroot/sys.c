@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "resolve.h"
 #include "rmtree.h"
 #include "sbuf.h"
 
@@ -35,68 +36,17 @@ int sys_openat2(int dir, const char *path, int flags, uint64_t resolve)
 
 	if (fd >= 0)
 		return (int)fd;
-	if (errno != ENOSYS)
-		return -errno;
-	/* Before 5.6: one component at a time is the caller's contract. */
-	if (strchr(path, '/') || strcmp(path, "..") == 0)
-		return -EXDEV;
-	fd = openat(dir, path, flags | O_CLOEXEC | O_NOFOLLOW);
-	return fd < 0 ? -errno : (int)fd;
+	return errno == ENOSYS ? sys_openat2_walk(dir, path, flags, resolve) : -errno;
 }
 
 int sys_open_beneath(int dir, const char *path, int flags)
 {
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-	};
-	char comp[256];
-	int cur = dir;
-	long fd;
-
 	while (*path == '/')
 		path++;
 	if (!*path)
 		return -EINVAL;
-	fd = syscall(SYS_openat2, dir, path, &how, sizeof(how));
-	if (fd >= 0)
-		return (int)fd;
-	if (errno != ENOSYS)
-		return -errno;
-	/* Before 5.6: one component at a time, following no symlink at all. */
-	while (*path) {
-		const char *slash = strchr(path, '/');
-		size_t len = slash ? (size_t)(slash - path) : strlen(path);
-		int next;
-
-		if (len >= sizeof(comp)) {
-			if (cur != dir)
-				close(cur);
-			cur = -ENAMETOOLONG;
-			break;
-		}
-		memcpy(comp, path, len);
-		comp[len] = '\0';
-		path += len;
-		while (*path == '/')
-			path++;
-		if (len == 0 || strcmp(comp, ".") == 0)
-			continue;
-		if (strcmp(comp, "..") == 0)
-			next = -EXDEV;
-		else
-			next = openat(cur, comp, (*path ? O_RDONLY | O_DIRECTORY : flags) | O_NOFOLLOW |
-						 O_CLOEXEC);
-		/* O_NOFOLLOW on a symlink: ELOOP, or ENOTDIR with O_DIRECTORY */
-		if (next < 0 && next != -EXDEV)
-			next = errno == ELOOP || errno == ENOTDIR ? -EXDEV : -errno;
-		if (cur != dir)
-			close(cur);
-		cur = next;
-		if (next < 0)
-			break;
-	}
-	return cur == dir ? -EINVAL : cur;
+	return sys_openat2(dir, path, flags,
+			   RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
 }
 
 int sys_pivot_root(const char *new_root, const char *put_old)

@@ -14,12 +14,12 @@
 int sys_finit_module(int fd, const char *params, int flags) WUR;
 int sys_renameat2(int olddir, const char *oldpath, int newdir, const char *newpath,
 		  unsigned flags) WUR;
-/* openat2 with RESOLVE_* flags; falls back to openat + O_NOFOLLOW on ENOSYS
- * for a single path component (callers walk component by component). */
+/* openat2 with RESOLVE_* flags; before 5.6 (ENOSYS) the same resolution
+ * done one component at a time (resolve.c), or -ENOSYS for what it lacks. */
 int sys_openat2(int dir, const char *path, int flags, uint64_t resolve) WUR;
 /* Opens path (leading '/' ignored) inside the tree at dir, never leaving it:
  * no "..", no symlink out of it, no magic links, no other mount. Symlinks
- * within the tree resolve; without openat2 (before 5.6) none is followed.
+ * within the tree resolve.
  * An untrusted medium's file or -errno (-EXDEV: the path tried to leave). */
 int sys_open_beneath(int dir, const char *path, int flags) WUR;
 int sys_pivot_root(const char *new_root, const char *put_old) WUR;

@@ -342,11 +342,17 @@ static int copy_file(int sdir, const char *name, const struct stat *st, int ddir
 		     const char *dname, struct chash *h, struct tc_stats *stats)
 {
 	struct xref sx, dx;
+	struct stat now;
 	int src, dst, rc;
 
 	src = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (src < 0)
 		return -errno;
+	/* a writable branch may be hostile: the file opened is the one looked at */
+	if (fstat(src, &now) < 0 || now.st_ino != st->st_ino || now.st_dev != st->st_dev) {
+		close(src);
+		return -ESTALE;
+	}
 	dst = openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (dst < 0) {
 		rc = -errno;

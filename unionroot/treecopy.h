@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Copies one entry of a tree (file data with holes, directory, symlink,
- * device, fifo, socket) with its owner, mode, xattrs and times, and hashes
- * what it copied, so the manifest knows what came from the image. Everything
- * is relative to directory fds and never follows a symlink. */
+/* The one entry copy (the copy-up backend's and the reset's keep list):
+ * file data with holes, directory, symlink, device, whiteout, fifo, socket,
+ * with owner, mode, xattrs and times in that order, and a hash of what it
+ * copied for the manifest. Relative to directory fds; never follows a link. */
 #ifndef UNIONROOT_TREECOPY_H
 #define UNIONROOT_TREECOPY_H
 
@@ -20,9 +20,11 @@ struct tc_stats {
 
 /* Content (or symlink target) hash plus the xattrs the copy carries. */
 int tc_hash(int dir, const char *name, const struct stat *st, uint64_t *hash) WUR;
-/* Creates dname in ddir (it must not exist) as a copy of name in sdir, whose
- * lstat is st; directories get no times (set them after their entries with
- * tc_times). *hash is what tc_hash would say of the source. */
+/* Creates dname in ddir (it must not exist: -EEXIST) as a copy of name in
+ * sdir, whose lstat is st (-ESTALE: the file opened is another); directories
+ * get no times (set them after their entries with tc_times). *hash is what
+ * tc_hash would say of the source. An xattr that cannot be set is counted in
+ * stats->xattr_errors, not failed. */
 int tc_copy(int sdir, const char *name, const struct stat *st, int ddir, const char *dname,
 	    uint64_t *hash, struct tc_stats *stats) WUR;
 int tc_times(int dir, const char *name, const struct stat *st) WUR;

@@ -66,6 +66,8 @@ echo "hello" >"$S/etc/hostname"
 head -c 300000 /dev/urandom >"$S/bin/tool"
 chmod 4755 "$S/bin/tool"
 head -c 5000 /dev/urandom >"$S/bin/sgid" && chmod 2711 "$S/bin/sgid"
+# a file capability (security.capability), which a chown after the xattrs would drop
+command -v setcap >/dev/null && head -c 4000 /dev/urandom >"$S/bin/ping" && setcap cap_net_raw+ep "$S/bin/ping"
 chmod 1777 "$S/tmp"
 chmod 0700 "$S/var/empty"
 : >"$S/etc/empty"
@@ -107,6 +109,13 @@ blocks=$(stat -c %b "$T/mnt/rw1/upper/srv/sparse")
 	fail "a sparse file keeps its holes" "$blocks blocks allocated"
 [ "$(stat -c %a "$T/mnt/rw1/upper/bin/tool")" = 4755 ] && [ "$(stat -c %a "$T/mnt/rw1/upper/tmp")" = 1777 ] &&
 	pass "setuid and sticky bits survive" || fail "setuid and sticky bits survive" "modes differ"
+if ! command -v getcap >/dev/null; then
+	skip "a copied file keeps its file capability" "setcap/getcap not installed (libcap2-bin)"
+else
+	getcap "$T/mnt/rw1/upper/bin/ping" | grep -q 'cap_net_raw[=+]ep' &&
+		pass "a copied file keeps its file capability (setcap cap_net_raw+ep)" ||
+		fail "a copied file keeps its file capability" "getcap shows: '$(getcap "$T/mnt/rw1/upper/bin/ping" 2>&1)'"
+fi
 [ -f "$T/mnt/rw1/.unionroot/manifest" ] && [ -z "$(ls -A "$T/mnt/rw1/.unionroot/stage")" ] &&
 	pass "the manifest is committed and the stage is empty" || fail "the manifest is committed and the stage is empty" "see $T/mnt/rw1/.unionroot"
 
@@ -125,7 +134,7 @@ expect "a second boot with the same image does nothing" "$T/c2.out" '^copyup: sa
 
 # the manifest reader on hostile content: a clear reason, a merge without base
 cp "$T/mnt/rw1/.unionroot/manifest" "$T/manifest.good"
-sed -i '5s/^f /f ../' "$T/mnt/rw1/.unionroot/manifest"
+sed -i '0,/^f /s/^f /f ../' "$T/mnt/rw1/.unionroot/manifest" # the first file line
 "$UR" diff "$T/mnt/rw1" >"$T/diff-bad.out" 2>&1
 expect "diff refuses an edited manifest with a reason" "$T/diff-bad.out" 'checksum mismatch'
 cp "$T/manifest.good" "$T/mnt/rw1/.unionroot/manifest"

@@ -44,11 +44,23 @@ make_branch() { # DIR
 	chmod 0600 "$d/upper/home/b/.ssh/key"
 	chown 1234:5678 "$d/upper/home/b/.ssh/key"
 	echo user >"$d/upper/root/data"
+	# a file capability, which a chown after the xattr copy would drop
+	if command -v setcap >/dev/null; then
+		echo ping >"$d/upper/home/a/.ssh/ping"
+		setcap cap_net_raw+ep "$d/upper/home/a/.ssh/ping"
+	fi
 	mkdir -p "$T/outside"
 	echo secret >"$T/outside/secret"
 	ln -sfn "$T/outside" "$d/upper/etc/abs"
 	ln -sfn ../../../.. "$d/upper/etc/rel"
-	printf '%s\n' '/home/*/.ssh' '/etc/abs/*' '/etc/rel/*' '/etc/abs' '/etc/../root' >"$d/upper/etc/unionroot/keep"
+	# overlay marks: an opaque parent, a kept opaque directory, a kept whiteout
+	mkdir -p "$d/upper/var/lib/app"
+	echo conf >"$d/upper/var/lib/app/conf"
+	setfattr -n trusted.overlay.opaque -v y "$d/upper/var"
+	setfattr -n trusted.overlay.opaque -v y "$d/upper/var/lib/app"
+	mknod "$d/upper/var/lib/gone" c 0 0
+	printf '%s\n' '/home/*/.ssh' '/etc/abs/*' '/etc/rel/*' '/etc/abs' '/etc/../root' \
+		'/var/lib/app' '/var/lib/gone' >"$d/upper/etc/unionroot/keep"
 }
 
 state_of() { # DIR: old, factory or mixed
@@ -77,6 +89,22 @@ if [ "$(stat -c '%a %u %g' "$B/upper/home/b/.ssh/key")" = "600 1234 5678" ]; the
 else
 	fail "host: kept metadata" "$(stat -c '%a %u %g' "$B/upper/home/b/.ssh/key")"
 fi
+opaque() { getfattr -h --only-values -n trusted.overlay.opaque "$1" 2>/dev/null; }
+if [ "$(opaque "$B/upper/var/lib/app")" = y ] && [ -z "$(opaque "$B/upper/var")" ] &&
+	[ "$(cat "$B/upper/var/lib/app/conf")" = conf ] &&
+	[ "$(stat -c '%F %t:%T' "$B/upper/var/lib/gone")" = "character special file 0:0" ]; then
+	pass "host: a kept directory stays opaque and a kept whiteout a whiteout; their parent is not made opaque"
+else
+	fail "host: kept overlay marks" "app '$(opaque "$B/upper/var/lib/app")', var '$(opaque "$B/upper/var")', gone: $(stat -c '%F %t:%T' "$B/upper/var/lib/gone" 2>&1)"
+fi
+if ! command -v getcap >/dev/null; then
+	skip "host: kept file capabilities" "setcap/getcap not installed (libcap2-bin)"
+elif getcap "$B/upper/home/a/.ssh/ping" | grep -q 'cap_net_raw[=+]ep' &&
+	[ "$(cat "$B/upper/home/a/.ssh/ping")" = ping ]; then
+	pass "host: a kept file keeps its file capability (setcap cap_net_raw+ep)"
+else
+	fail "host: kept file capability" "getcap shows: '$(getcap "$B/upper/home/a/.ssh/ping" 2>&1)'"
+fi
 if [ -L "$B/upper/etc/abs" ] && [ -z "$(find "$B/upper" -name secret)" ] && [ -f "$T/outside/secret" ] &&
 	[ ! -e "$B/upper/etc/rel" ] && echo "$out" | grep -q 'not keeping /etc/abs: is a symbolic link'; then
 	pass "host: a planted symlink is kept as a link and never followed"
@@ -88,6 +116,27 @@ if echo "$out" | grep -q 'ignoring "/etc/../root"'; then
 else
 	fail "host: keep path with .." "$out"
 fi
+
+# 1b. the image's keep list (the reset opens it with openat2), also on a
+# kernel without openat2 (before 5.6): noopenat2.py makes it answer ENOSYS
+LOW=$M/image
+mkdir -p "$LOW/etc/unionroot"
+echo /root >"$LOW/etc/unionroot/keep"
+for kernel in openat2 noopenat2; do
+	B=$M/image-keep-$kernel
+	wrap=()
+	[ "$kernel" = noopenat2 ] && wrap=(python3 "$(dirname "$0")/noopenat2.py")
+	mkdir -p "$B" && "$BIN" test-reset "$B" >/dev/null
+	mkdir -p "$B/upper/root" "$B/upper/srv"
+	echo user >"$B/upper/root/data"
+	echo dropped >"$B/upper/srv/x"
+	out=$("${wrap[@]}" "$BIN" test-reset "$B" - keeplist "$LOW" 2>&1)
+	if [ "$(cat "$B/upper/root/data" 2>/dev/null)" = user ] && [ ! -e "$B/upper/srv/x" ]; then
+		pass "host: the image's keep list is honoured ($kernel)"
+	else
+		fail "host: image keep list ($kernel)" "$(find "$B/upper" -printf '%p ' 2>&1) $out"
+	fi
+done
 
 # 2. killed after each step, then run again: old or factory, then factory
 for step in request keep aside fresh cleared trash; do

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* openat2's path resolution done in userspace, for kernels before 5.6 where
+ * sys_openat2 meets ENOSYS. */
+#ifndef UNIONROOT_RESOLVE_H
+#define UNIONROOT_RESOLVE_H
+
+#include <stdint.h>
+
+#include "defs.h"
+
+/* openat2(dir, path, {flags, resolve}) one component at a time: the same fd
+ * or the same -errno the kernel would give (O_CLOEXEC added), -ENOSYS for a
+ * flag it does not implement (O_CREAT, O_TMPFILE, RESOLVE_CACHED). Limits:
+ * RESOLVE_NO_XDEV compares st_dev, so a bind mount of the same file system
+ * goes unnoticed; RESOLVE_NO_MAGICLINKS refuses every symlink on procfs, the
+ * plain /proc/self too. Public for the tests, which compare it with the
+ * kernel's. */
+int sys_openat2_walk(int dir, const char *path, int flags, uint64_t resolve) WUR;
+
+#endif
