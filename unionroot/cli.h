@@ -17,6 +17,5 @@ int cmd_diff(int argc, char **argv);
 int cmd_boot_ok(int argc, char **argv);
 int cmd_test_reset(int argc, char **argv);
 int cmd_copyup(int argc, char **argv);
-int cmd_diff_copyup(int argc, char **argv);
 
 #endif
