@@ -116,6 +116,7 @@ $(BUILD)/host-san/%.o: %.c $(HDRS) $(UAPI)/.stamp
 	$(Q)$(HOSTCC) $(HCFLAGS) -DUNIONROOT_CRASHPOINTS -c $< -o $@
 
 $(BUILD)/host/unionroot-san: $(H_SAN_OBJ)
+	@mkdir -p $(dir $@)
 	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
 
 $(BUILD)/host/mkcpio: $(BUILD)/host/tools/mkcpio.o $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRC))
