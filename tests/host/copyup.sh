@@ -182,6 +182,7 @@ grep -q '^[AMD] /m/f_u_' "$T/diff.out" && fail "diff is quiet about untouched fi
 deleted=$(grep -c '^D ' "$T/diff.out")
 "$UR" diff --stat "$T/mnt/rw2" >"$T/stat.out" 2>&1
 expect "diff --stat counts the deletions of copy-up mode ($deleted)" "$T/stat.out" "^[0-9]+ added, [1-9][0-9]* modified, $deleted deleted, "
+# shellcheck disable=SC2016 # expanded by the inner bash
 unshare -m --propagation private bash -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/unionroot/rw &&
 	mount --bind "$1" /run/unionroot/rw && "$2" diff --stat && "$2" diff' _ "$T/mnt/rw2" "$UR" >"$T/stat-run.out" 2>&1
 expect "this boot's 'unionroot diff --stat' counts them too" "$T/stat-run.out" "^[0-9]+ added, [1-9][0-9]* modified, $deleted deleted, "
