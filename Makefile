@@ -39,7 +39,9 @@ HDRS     := $(wildcard unionroot/*.h init/*.h tests/unit/*.h tools/*.h)
 
 T_OBJ := $(patsubst %.c,$(BUILD)/target/%.o,$(LIB_SRC) $(INIT_SRC))
 H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
-H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC))
+# init/ files whose work the unit tests run for real (processes, no root)
+UNIT_INIT := init/tool.c
+H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC) $(UNIT_INIT))
 
 .PHONY: all deps kernel kernel-builtin initramfs images demo check test unit lint bench bench-reset clean install fuzz
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
@@ -114,6 +116,7 @@ $(BUILD)/host-san/%.o: %.c $(HDRS) $(UAPI)/.stamp
 	$(Q)$(HOSTCC) $(HCFLAGS) -DUNIONROOT_CRASHPOINTS -c $< -o $@
 
 $(BUILD)/host/unionroot-san: $(H_SAN_OBJ)
+	@mkdir -p $(dir $@)
 	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
 
 $(BUILD)/host/mkcpio: $(BUILD)/host/tools/mkcpio.o $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRC))

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -276,12 +277,28 @@ static uint64_t deadline_for(const struct boot *b, const struct spec *s, uint64_
 	return secs == CFG_WAIT_FOREVER ? UINT64_MAX : now + (uint64_t)secs * 1000u;
 }
 
+/* rootdelay=N, the kernel's meaning: a pause before the devices are looked
+ * for (hardware slow to announce them); the deadlines start after it.
+ * Without an initramfs the kernel paused already. Returns the time after. */
+static uint64_t root_delay(const struct boot *b)
+{
+	struct timespec left = { .tv_sec = b->cfg.rootdelay };
+
+	if (b->cfg.rootdelay > 0 && !b->pivot) {
+		log_note("rootdelay=%d: pausing %d s before looking for the devices",
+			 b->cfg.rootdelay, b->cfg.rootdelay);
+		while (nanosleep(&left, &left) < 0 && errno == EINTR)
+			;
+	}
+	return sys_now_ms();
+}
+
 void devices_wait(struct boot *b)
 {
 	struct want w[SPEC_LIST_MAX + 1];
 	unsigned nw = 0, pending;
 	int rc;
-	uint64_t now = sys_now_ms(), next_progress = now + PROGRESS_MS;
+	uint64_t now = root_delay(b), next_progress = now + PROGRESS_MS;
 	int sock = uevent_open();
 	char text[SPEC_VALUE_MAX + 16];
 

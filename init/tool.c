@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Running a program the board carries (mkfs, fsck) from PID 1: a fixed
  * environment, its output logged line by line with its name in front, a
- * time limit after which it is killed. */
+ * time limit after which it is killed with everything it started. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -13,6 +13,8 @@
 #include "boot.h"
 #include "log.h"
 #include "sys.h"
+
+#define TICK_MS 50 /* how soon an ended tool is noticed while its output is open */
 
 /* Logs the complete lines in buf[0..*len), keeps a cut tail for later. The
  * tail goes out too at the end, or when it is one line filling all of cap. */
@@ -35,19 +37,59 @@ static void log_lines(const char *name, char *buf, size_t *len, size_t cap, int 
 	*len -= start;
 }
 
-int tool_run(const char *path, char *const argv[], unsigned timeout_s)
+/* The child: stdin /dev/null, output into the pipe, and a process group of
+ * its own, set on both sides of the fork so no kill of the group can come
+ * before it exists: a kill then reaches whatever the tool started. */
+static pid_t spawn(const char *path, char *const argv[], int out)
 {
 	static char *const envp[] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		IGNORE(setpgid(0, 0));
+		if (devnull >= 0)
+			IGNORE(dup2(devnull, 0)); /* no console input for a tool */
+		IGNORE(dup2(out, 1));             /* the child's own copies: no CLOEXEC */
+		IGNORE(dup2(out, 2));
+		execve(path, argv, envp);
+		_exit(127);
+	}
+	if (pid > 0)
+		IGNORE(setpgid(pid, pid)); /* fails harmlessly once the child has exec'd */
+	return pid;
+}
+
+/* 1 once the tool has ended: what it left running in its group is killed
+ * while the tool is still a zombie (its pid, the group's id, cannot be
+ * reused yet), then it is reaped. With kill 1, it is killed first. */
+static int ended(pid_t pid, int kill_it, int *st)
+{
+	siginfo_t si = { .si_pid = 0 };
+
+	if (!kill_it && (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+			 si.si_pid != pid))
+		return 0;
+	if (kill(-pid, SIGKILL) < 0 && kill_it)
+		IGNORE(kill(pid, SIGKILL)); /* no group after all: the tool at least */
+	while (waitpid(pid, st, 0) < 0 && errno == EINTR)
+		;
+	return 1;
+}
+
+int tool_run(const char *path, char *const argv[], unsigned timeout_s)
+{
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	uint64_t deadline = sys_now_ms() + (uint64_t)timeout_s * 1000u;
 	char buf[LOG_LINE_MAX / 2];
 	size_t len = 0;
-	int pipefd[2], st, timed_out = 0;
+	int pipefd[2], st = 0, done = 0, eof = 0;
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return -errno;
-	pid = fork();
+	pid = spawn(path, argv, pipefd[1]);
 	if (pid < 0) {
 		int rc = -errno;
 
@@ -55,62 +97,36 @@ int tool_run(const char *path, char *const argv[], unsigned timeout_s)
 		close(pipefd[1]);
 		return rc;
 	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-
-		if (devnull >= 0)
-			IGNORE(dup2(devnull, 0)); /* no console input for a tool */
-		IGNORE(dup2(pipefd[1], 1));       /* the child's own copies: no CLOEXEC */
-		IGNORE(dup2(pipefd[1], 2));
-		execve(path, argv, envp);
-		_exit(127);
-	}
 	close(pipefd[1]);
+	/* until the tool has ended and its output is closed, within its time */
 	for (;;) {
 		struct pollfd p = { pipefd[0], POLLIN, 0 };
 		uint64_t now = sys_now_ms();
 		ssize_t n;
 
-		if (now >= deadline) {
-			timed_out = 1;
-			IGNORE(kill(pid, SIGKILL));
+		done = done || ended(pid, 0, &st);
+		if ((done && eof) || now >= deadline)
 			break;
+		if (eof) {
+			IGNORE(usleep(TICK_MS * 1000u));
+			continue;
 		}
-		if (poll(&p, 1, (int)(deadline - now)) < 0 && errno != EINTR)
-			break;
-		if (!(p.revents & (POLLIN | POLLHUP)))
+		if (poll(&p, 1, (int)(deadline - now < TICK_MS ? deadline - now : TICK_MS)) <= 0 ||
+		    !(p.revents & (POLLIN | POLLHUP)))
 			continue;
 		n = read(pipefd[0], buf + len, sizeof(buf) - len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			break; /* the tool closed its output: it is ending */
-		len += (size_t)n;
+		eof = n <= 0;
+		len += n > 0 ? (size_t)n : 0;
 		log_lines(name, buf, &len, sizeof(buf), 0);
 	}
 	log_lines(name, buf, &len, sizeof(buf), 1);
 	close(pipefd[0]);
-	/* its output is closed; it still gets only what is left of its time */
-	while (!timed_out) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR)
-			return -errno;
-		if (sys_now_ms() >= deadline) {
-			timed_out = 1;
-			IGNORE(kill(pid, SIGKILL));
-		} else {
-			IGNORE(usleep(10000));
-		}
-	}
-	if (timed_out)
-		while (waitpid(pid, &st, 0) < 0)
-			if (errno != EINTR)
-				return -errno;
-	if (timed_out)
+	if (!done) {
+		IGNORE(ended(pid, 1, &st));
 		return -ETIMEDOUT;
+	}
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + WTERMSIG(st);

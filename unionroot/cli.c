@@ -19,7 +19,7 @@ static const struct command {
 	  "print what a boot with this command line would do, touching nothing" },
 	{ "reset", cmd_reset, "reset [--keep PATH]... [--reboot] [--yes]",
 	  "schedule a factory reset of the writable branch for the next boot" },
-	{ "diff", cmd_diff, "diff [--stat]",
+	{ "diff", cmd_diff, "diff [--stat] [RW]",
 	  "list what the writable branch changes: A added, M modified, D deleted" },
 	{ "boot-ok", cmd_boot_ok, "boot-ok",
 	  "mark this boot healthy: clears the counter union.maxfails watches" },

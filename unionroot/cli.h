@@ -18,6 +18,5 @@ int cmd_boot_ok(int argc, char **argv);
 int cmd_test_reset(int argc, char **argv);
 int cmd_test_reserve(int argc, char **argv);
 int cmd_copyup(int argc, char **argv);
-int cmd_diff_copyup(int argc, char **argv);
 
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* unionroot diff [--stat] [--upper DIR] [--lower DIR]...: what the writable
- * branch changes relative to the read-only layers, one "A|M|D /path" a line,
- * or the counts with --stat. Defaults: this boot's branches under
- * /run/unionroot. */
+/* unionroot diff [--stat] [--upper DIR] [--lower DIR]... | [--stat] [RW]:
+ * what the writable branch changes relative to the read-only layers, one
+ * "A|M|D /path" a line, or the counts with --stat, whatever the backend.
+ * Defaults: this boot's branches under /run/unionroot. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,11 +12,18 @@
 #include "cli.h"
 #include "branch.h"
 #include "diff.h"
+#include "manifest.h"
 #include "sbuf.h"
 
 struct counts {
 	int stat;
 	unsigned long a, m, d;
+};
+
+struct args {
+	const char *upper, *branch;
+	int lowers[DIFF_LOWER_MAX];
+	unsigned nl;
 };
 
 static int print_one(char kind, const char *path, void *ctx)
@@ -41,47 +48,41 @@ static int open_dir(const char *path)
 	return fd;
 }
 
-/* Copy-up mode records deletions in its manifest, not as whiteouts: a
- * branch with a manifest (or a branch named as the one argument) is diffed
- * against that. */
-static int copyup_branch(int argc, char **argv)
+/* 0, or the exit status of a usage error or an unreadable --lower. */
+static int parse(int argc, char **argv, struct args *a, struct counts *c)
 {
-	if (argc == 2 && argv[1][0] != '-')
-		return 1;
-	return argc == 1 && access(RUNTIME_RW "/" BRANCH_STATE "/manifest", F_OK) == 0;
-}
-
-int cmd_diff(int argc, char **argv)
-{
-	const char *upper = RUNTIME_RW "/upper";
-	int lowers[DIFF_LOWER_MAX], up, rc, status = 0;
-	unsigned nl = 0, found = 0;
-	struct counts c = { 0, 0, 0, 0 };
-
-	if (copyup_branch(argc, argv))
-		return cmd_diff_copyup(argc, argv);
-
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--stat") == 0) {
-			c.stat = 1;
+			c->stat = 1;
 		} else if (strcmp(argv[i], "--upper") == 0 && i + 1 < argc) {
-			upper = argv[++i];
+			a->upper = argv[++i];
 		} else if (strcmp(argv[i], "--lower") == 0 && i + 1 < argc) {
-			if (nl == DIFF_LOWER_MAX) {
+			if (a->nl == DIFF_LOWER_MAX) {
 				fprintf(stderr, "unionroot diff: more than %d --lower\n", DIFF_LOWER_MAX);
 				return 2;
 			}
-			lowers[nl] = open_dir(argv[++i]);
-			if (lowers[nl++] < 0)
+			a->lowers[a->nl] = open_dir(argv[++i]);
+			if (a->lowers[a->nl++] < 0)
 				return 1;
+		} else if (argv[i][0] != '-' && !a->branch) {
+			a->branch = argv[i];
 		} else {
-			fprintf(stderr, "unionroot diff: unknown option \"%s\"; usage: unionroot diff [--stat] [--upper DIR] [--lower DIR]...\n",
+			fprintf(stderr, "unionroot diff: unknown option \"%s\"; usage: unionroot diff [--stat] [--upper DIR] [--lower DIR]... | [--stat] [RW]\n",
 				argv[i]);
 			return 2;
 		}
 	}
-	/* this boot's read-only layers: /run/unionroot/lower/0, 1, ... */
-	for (unsigned i = 0; nl == 0 && i < DIFF_LOWER_MAX; i++) {
+	if (a->branch && (a->upper || a->nl)) {
+		fprintf(stderr, "unionroot diff: a writable branch RW (copy-up mode) goes without --upper and --lower\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* this boot's read-only layers: /run/unionroot/lower/0, 1, ... */
+static void boot_lowers(struct args *a)
+{
+	for (unsigned i = 0; i < DIFF_LOWER_MAX; i++) {
 		char path[64];
 		int fd;
 
@@ -90,27 +91,52 @@ int cmd_diff(int argc, char **argv)
 		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			break;
-		lowers[i] = fd;
-		found = i + 1;
+		a->lowers[a->nl++] = fd;
 	}
-	if (nl == 0)
-		nl = found;
+}
+
+static int overlay_diff(struct args *a, struct counts *c)
+{
+	const char *upper = a->upper ? a->upper : RUNTIME_RW "/" BRANCH_UPPER;
+	int up, rc;
+
+	if (a->nl == 0)
+		boot_lowers(a);
 	up = open_dir(upper);
 	if (up < 0)
 		return 1;
-	rc = diff_run(up, lowers, nl, print_one, &c);
+	rc = diff_run(up, a->lowers, a->nl, print_one, c);
+	close(up);
 	if (rc < 0) {
 		fprintf(stderr, "unionroot diff: %s: %s; the list may be incomplete\n", upper,
 			strerror(-rc));
-		status = 1;
+		return 1;
 	}
-	if (c.stat)
-		printf("%lu added, %lu modified, %lu deleted, %lu changes\n", c.a, c.m, c.d,
-		       c.a + c.m + c.d);
-	if (fflush(stdout) != 0)
-		status = 1;
-	close(up);
-	for (unsigned i = 0; i < nl; i++)
-		close(lowers[i]);
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct args a = { NULL, NULL, { 0 }, 0 };
+	struct counts c = { 0, 0, 0, 0 };
+	int status = parse(argc, argv, &a, &c);
+
+	/* Copy-up mode records deletions in its manifest, not as whiteouts: a
+	 * branch named as RW, or this boot's when it has a manifest, is diffed
+	 * against that. */
+	if (status == 0) {
+		if (a.branch || (!a.upper && !a.nl &&
+				 access(RUNTIME_RW "/" BRANCH_STATE "/" MF_NAME, F_OK) == 0))
+			status = diff_copyup(a.branch ? a.branch : RUNTIME_RW, print_one, &c);
+		else
+			status = overlay_diff(&a, &c);
+		if (c.stat && status == 0)
+			printf("%lu added, %lu modified, %lu deleted, %lu changes\n", c.a, c.m,
+			       c.d, c.a + c.m + c.d);
+		if (fflush(stdout) != 0)
+			status = 1;
+	}
+	for (unsigned i = 0; i < a.nl; i++)
+		close(a.lowers[i]);
 	return status;
 }

@@ -104,13 +104,10 @@ const char *config_onfail_name(int onfail)
 	return onfail >= 0 && (size_t)onfail < ARRAY_SIZE(onfail_names) ? onfail_names[onfail] : "?";
 }
 
+/* rootdelay= is no deadline: the kernel's pause before the device wait. */
 int config_wait(const struct config *c)
 {
-	if (c->rootwait)
-		return CFG_WAIT_FOREVER;
-	if (c->rootdelay > c->wait)
-		return c->rootdelay;
-	return c->wait;
+	return c->rootwait ? CFG_WAIT_FOREVER : c->wait;
 }
 
 /* The user's value, quoted, shortened and with odd bytes escaped. */
@@ -384,12 +381,25 @@ static void apply_one(const char *key, const char *val, void *ctx)
 	(void)config_apply(a->c, key, val, a->err, a->ctx);
 }
 
-void config_apply_text(struct config *c, char *text, int comments,
+void config_apply_text(struct config *c, char *text, int board,
 		       config_err_fn err, void *ctx)
 {
 	struct apply_ctx a = { c, err, ctx };
+	char lower[sizeof(c->lower)], root[sizeof(c->root)];
 
-	if (comments)
+	if (board) {
 		cmdline_strip_comments(text);
+		(void)cmdline_split(text, apply_one, &a);
+		return;
+	}
+	/* The read-only layers: union.lower= here, else root= here (in any
+	 * order), else what the board named. */
+	memcpy(lower, c->lower, sizeof(lower));
+	memcpy(root, c->root, sizeof(root));
+	c->lower[0] = c->root[0] = '\0';
 	(void)cmdline_split(text, apply_one, &a);
+	if (!c->lower[0] && !c->root[0]) {
+		memcpy(c->lower, lower, sizeof(lower));
+		memcpy(c->root, root, sizeof(root));
+	}
 }

@@ -57,7 +57,7 @@ struct config {
 	char rootfstype[CFG_WORD_MAX];
 	char rootflags[CFG_OPTS_MAX];
 	int rootwait;
-	int rootdelay;              /* seconds, -1 = not given */
+	int rootdelay;              /* seconds to pause before the device wait, -1 = not given */
 	int rorw;                   /* enum cfg_rorw */
 };
 
@@ -70,10 +70,14 @@ void config_defaults(struct config *c);
  * leaves the default in place. */
 int config_apply(struct config *c, const char *key, const char *val,
 		 config_err_fn err, void *ctx);
-/* Applies a whole command line or config text (modified in place). */
-void config_apply_text(struct config *c, char *text, int comments,
+/* Applies a whole config text (board: the board file, with # comments) or
+ * the command line (board 0), modified in place. A command line naming
+ * union.lower= or root= replaces the board's layers; lower stays "" when
+ * they come from root=. */
+void config_apply_text(struct config *c, char *text, int board,
 		       config_err_fn err, void *ctx);
-/* The effective deadline for devices, in seconds (CFG_WAIT_FOREVER). */
+/* The deadline for devices, in seconds (CFG_WAIT_FOREVER): union.wait, or
+ * none with rootwait. rootdelay= is a pause before it, not part of it. */
 int config_wait(const struct config *c);
 /* Names for enum values, for plan/status output. */
 const char *config_mode_name(int mode);

@@ -21,15 +21,17 @@ struct dctx {
 	struct mreader m;
 	struct relpath rel;
 	struct nametab names;
-	unsigned long changes;
+	diff_fn fn;
+	void *ctx;
 	int err;
 };
 
 static void out(struct dctx *c, char what, const char *path)
 {
-	c->changes++;
-	if (diff_print(what, path) < 0)
-		c->err = -EIO;
+	int rc = c->fn(what, path, c->ctx);
+
+	if (rc < 0)
+		c->err = rc;
 }
 
 static void next(struct dctx *c)
@@ -104,16 +106,14 @@ out:
 	c->names.iused = mark_i;
 }
 
-int cmd_diff_copyup(int argc, char **argv)
+int diff_copyup(const char *top, diff_fn fn, void *ctx)
 {
 	static struct dctx c;
-	const char *top = argc > 1 ? argv[1] : RUNTIME_RW;
 	int rw, state, upper, rc;
 
-	if (argc > 2) {
-		fprintf(stderr, "usage: unionroot diff [WRITABLE-BRANCH]\n");
-		return 2;
-	}
+	memset(&c, 0, sizeof(c));
+	c.fn = fn;
+	c.ctx = ctx;
 	rw = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rw < 0) {
 		fprintf(stderr, "unionroot diff: %s: %s\n", top, strerror(errno));

@@ -186,6 +186,16 @@ expect "diff lists a deleted directory as one D" "$T/diff.out" '^D /m/ddel$'
 expect "diff lists the user's own file as A" "$T/diff.out" '^A /m/f_a_none$'
 grep -q '^[AMD] /m/f_u_' "$T/diff.out" && fail "diff is quiet about untouched files" "$(grep f_u_ "$T/diff.out")" ||
 	pass "diff is quiet about untouched files"
+# --stat counts what the list shows, the manifest's deletions included (copy-up
+# mode has no whiteouts to count); the same for this boot's branch, with no RW
+deleted=$(grep -c '^D ' "$T/diff.out")
+"$UR" diff --stat "$T/mnt/rw2" >"$T/stat.out" 2>&1
+expect "diff --stat counts the deletions of copy-up mode ($deleted)" "$T/stat.out" "^[0-9]+ added, [1-9][0-9]* modified, $deleted deleted, "
+# shellcheck disable=SC2016 # expanded by the inner bash
+unshare -m --propagation private bash -c 'mount -t tmpfs tmpfs /run && mkdir -p /run/unionroot/rw &&
+	mount --bind "$1" /run/unionroot/rw && "$2" diff --stat && "$2" diff' _ "$T/mnt/rw2" "$UR" >"$T/stat-run.out" 2>&1
+expect "this boot's 'unionroot diff --stat' counts them too" "$T/stat-run.out" "^[0-9]+ added, [1-9][0-9]* modified, $deleted deleted, "
+expect "this boot's 'unionroot diff' lists a deleted image file as D" "$T/stat-run.out" '^D /m/f_d_k$'
 copyup "$T/mnt/new" "$T/mnt/rw2" "$T/new.sqsh" >"$T/merge.out" 2>&1
 expect "an image change is merged" "$T/merge.out" '^copyup: the image changed: merging'
 # case | path | expected content ("-" = absent)

@@ -88,3 +88,24 @@ if boot "$T/6.log" none 'echo MARK-booted' --append union.wait=2; then
 else
 	fail "missing writable device" "no clean boot (see $T/6.log)"
 fi
+
+# 7. root= on the command line beats the board's union.lower=/dev/vda, with
+# the kernel's rootfstype=; rootdelay= is a pause before the device wait
+if command -v unsquashfs >/dev/null && command -v mksquashfs >/dev/null; then
+	unsquashfs -q -n -d "$T/alt" "$OUTDIR/rootfs.squashfs" >/dev/null
+	echo "alternative" >"$T/alt/etc/alt-root"
+	mksquashfs "$T/alt" "$T/alt.squashfs" -noappend -all-root -quiet -no-progress >/dev/null
+	if boot "$T/7.log" "$DATA" 'echo "MARK-alt=$(cat /etc/alt-root 2>/dev/null)"' \
+		--disk "$T/alt.squashfs" --append 'root=/dev/vdc rootfstype=squashfs rootdelay=2 union.wait=1'; then
+		expect "root= on the command line beats the board's union.lower" "$T/7.log" '^MARK-alt=alternative$'
+		expect "... and PID 1 mounts it with rootfstype=" "$T/7.log" 'unionroot: read-only layer 1: /dev/vdc \(squashfs\) on '
+		expect "rootdelay=2 pauses before the device wait" "$T/7.log" 'unionroot: rootdelay=2: pausing 2 s before looking for the devices'
+		expect "... and the deadline stays union.wait's" "$T/7.log" 'unionroot: configured: .* deadline 1s$'
+		expect_not "rootdelay= is no deadline" "$T/7.log" 'deadline 2s' "the device deadline became rootdelay's 2 s"
+	else
+		fail "root= on the command line" "no clean boot (see $T/7.log)"
+		keep_log "$T/7.log"
+	fi
+else
+	skip "root= on the command line" "unsquashfs or mksquashfs not installed"
+fi

@@ -158,16 +158,70 @@ static void repeated_keys_take_the_last_value(void)
 	CHECK_INT(e.n, 1);
 }
 
-static void rootwait_and_rootdelay_shape_the_deadline(void)
+/* The kernel's meanings: rootdelay=N is a pause before the devices are
+ * looked for (init/devwait.c), not a deadline; rootwait means no deadline. */
+static void rootdelay_is_a_pause_and_rootwait_no_deadline(void)
 {
 	struct config c;
 	struct errs e = { 0 };
 
 	config_defaults(&c);
-	apply(&c, "rootdelay=30", &e);
-	CHECK_INT(config_wait(&c), 30);
+	CHECK_INT(c.rootdelay, -1);
+	apply(&c, "union.wait=5 rootdelay=30", &e);
+	CHECK_INT(c.rootdelay, 30);
+	CHECK_INT(config_wait(&c), 5);
 	apply(&c, "rootwait", &e);
 	CHECK_INT(config_wait(&c), CFG_WAIT_FOREVER);
+	CHECK_INT(e.n, 0);
+}
+
+/* Board file, then command line, as init/configure.c reads them. */
+static void boot_with(struct config *c, const char *board, const char *cmdline,
+		      struct errs *e)
+{
+	char buf[1024];
+
+	config_defaults(c);
+	snprintf(buf, sizeof(buf), "%s", board);
+	config_apply_text(c, buf, 1, on_err, e);
+	snprintf(buf, sizeof(buf), "%s", cmdline);
+	config_apply_text(c, buf, 0, on_err, e);
+}
+
+/* union.lower= on the command line, then root= there, then the board's
+ * union.lower: the layer from root= is the one rootfstype=/rootflags= shape
+ * (an empty lower means root=, for init/union.c and plan). */
+static void root_on_the_command_line_beats_the_boards_lower(void)
+{
+	static const char board[] = "# board\nunion.lower=/dev/vda\nunion.upper=LABEL=data\n";
+	struct config c;
+	struct errs e = { 0 };
+
+	boot_with(&c, board, "root=/dev/vdc rootfstype=squashfs rootflags=noatime", &e);
+	CHECK_STR(c.lower, "");
+	CHECK_STR(c.root, "/dev/vdc");
+	CHECK_STR(c.rootfstype, "squashfs");
+	CHECK_STR(c.upper, "LABEL=data");
+
+	boot_with(&c, board, "union.lower=LABEL=top,/dev/vdb root=/dev/vdc", &e);
+	CHECK_STR(c.lower, "LABEL=top,/dev/vdb");
+
+	boot_with(&c, board, "root=/dev/vdc union.lower=/dev/vdb", &e);
+	CHECK_STR(c.lower, "/dev/vdb");
+
+	boot_with(&c, board, "quiet rootfstype=ext4", &e);
+	CHECK_STR(c.lower, "/dev/vda");
+	CHECK_STR(c.root, "");
+	CHECK_INT(e.n, 0);
+
+	/* a root= that is rejected names nothing: the board's layer stays */
+	boot_with(&c, board, "root=LABEL=", &e);
+	CHECK_INT(e.n, 1);
+	CHECK_STR(c.lower, "/dev/vda");
+
+	/* a root= of the board file is a board default like its union.lower */
+	boot_with(&c, "union.lower=/dev/vda root=/dev/vdc", "", &e);
+	CHECK_STR(c.lower, "/dev/vda");
 }
 
 static void other_parameters_are_not_ours(void)
@@ -210,6 +264,8 @@ UNIT_SUITE(config,
 	   { "a 4 KB value is cut in the message", an_overlong_value_is_cut_in_the_message },
 	   { "control bytes are escaped in messages", control_bytes_are_escaped_in_messages },
 	   { "repeated keys take the last good value", repeated_keys_take_the_last_value },
-	   { "rootwait and rootdelay shape the deadline", rootwait_and_rootdelay_shape_the_deadline },
+	   { "rootdelay is a pause, rootwait no deadline", rootdelay_is_a_pause_and_rootwait_no_deadline },
+	   { "root= on the command line beats the board's union.lower",
+	     root_on_the_command_line_beats_the_boards_lower },
 	   { "other parameters are not ours", other_parameters_are_not_ours },
 	   { "random garbage never crashes", random_garbage_never_crashes });
