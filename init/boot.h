@@ -39,6 +39,8 @@ struct boot {
 	char lower_via[SPEC_LIST_MAX][SPEC_PATHS_MAX * 64]; /* medium:path..., "" */
 	char upper_dev[48];
 	char upper_type[16];
+	char upper_medium[48];             /* a persistence file's medium, "" */
+	char upper_via[SPEC_PATHS_MAX * 64]; /* "/dev/sda1:/persistence.img (direct I/O)" */
 
 	char upper_state[160];             /* "persistent", "volatile: <why>" */
 	const char *backend;               /* "overlay", "bind (read-only)" */
@@ -88,13 +90,17 @@ struct image_req {
 	unsigned npaths;                /* 0: the device itself (with toram) */
 	int toram;                      /* copy the innermost image into RAM */
 	int quiet_enoent;               /* auto: a medium without the image is no error */
+	int rw;                         /* a persistence file: read-write, one path */
 	char out_dev[48], out_type[16]; /* the loop device and what it holds */
 	char via[SPEC_PATHS_MAX * 64];  /* "/dev/sr0:/live/x.squashfs (direct I/O)" */
 };
 /* Mounts the medium read-only, opens each path beneath it and loop-attaches
- * it read-only, level by level. 0, or -errno with the reason logged (not
- * for -ENOENT on the first level when quiet_enoent). */
+ * it read-only, level by level; with rw, the medium and the loop of its one
+ * file read-write. 0, or -errno with the reason logged (not for -ENOENT on
+ * the first level when quiet_enoent). */
 int image_open(struct boot *b, struct image_req *r) WUR;
+/* Why an image cannot be used, for -errno of image_open. */
+const char *image_why(int rc);
 /* 1 when path is a file on medium dev (mounted and unmounted again), 0 not,
  * -errno when the medium cannot be mounted. */
 int image_present(struct boot *b, const char *dev, const char *type, const char *path) WUR;

@@ -56,8 +56,8 @@ static int supported(const struct spec *s, int upper)
 {
 	if (s->kind == SPEC_AUTO)
 		return !upper;
-	if (upper && s->npaths)
-		return 0; /* a writable image file needs a read-write loop: not yet */
+	if (upper && s->npaths > 1)
+		return 0; /* a persistence file lies on its medium, not in an image */
 	if (s->kind == SPEC_MTD || s->kind == SPEC_UBI)
 		return s->npaths == 0;
 	return s->kind == SPEC_DEV || s->kind == SPEC_LABEL || s->kind == SPEC_UUID ||
@@ -72,6 +72,32 @@ static int is_upper(const struct boot *b, const struct want *w)
 static int lower_index(const struct boot *b, const struct want *w)
 {
 	return (int)(w->spec - b->lower);
+}
+
+/* A persistence file (union.upper=SPEC:/file) on a read-write loop: the
+ * writable branch becomes that loop device. 1, or < 0 when the file cannot
+ * be used: why says so in one line. */
+static int open_persistence(struct boot *b, struct want *w, const struct blkdev *d, char *why,
+			    size_t whylen)
+{
+	struct image_req r = { .role = w->role, .dev = d->path, .type = d->info.type,
+			       .paths = w->spec->paths, .npaths = w->spec->npaths,
+			       .quiet_enoent = 1, .rw = 1 };
+	int rc;
+
+	if (!w->spec->npaths)
+		return 1;
+	rc = image_open(b, &r);
+	if (rc < 0) {
+		IGNORE(strfmt(why, whylen, "writable branch: persistence file %s on %s: %s",
+			      r.paths[0], d->path, image_why(rc))); /* may cut */
+		return rc;
+	}
+	IGNORE(strcopy(w->dev, 48, r.out_dev));  /* both 48 bytes */
+	IGNORE(strcopy(w->type, 16, r.out_type)); /* both 16 bytes */
+	IGNORE(strcopy(b->upper_medium, sizeof(b->upper_medium), d->path)); /* both 48 */
+	IGNORE(strcopy(b->upper_via, sizeof(b->upper_via), r.via)); /* same size */
+	return 1;
 }
 
 /* The image chain of a read-only layer on medium d: the SPEC's paths, or
@@ -178,9 +204,13 @@ static int try_resolve(struct boot *b, struct want *w, char *why, size_t whylen)
 	IGNORE(strcopy(w->dev, 48, d->path));  /* both 48 bytes */
 	IGNORE(strcopy(w->type, 16, d->probed == 1 ? d->info.type : ""));
 	announce(w, text, d);
-	rc = open_chain(b, w, d, 0);
+	if (is_upper(b, w))
+		rc = open_persistence(b, w, d, why, whylen);
+	else
+		rc = open_chain(b, w, d, 0);
 	if (rc < 0) {
-		IGNORE(strfmt(why, whylen, "%s %s: the image cannot be used", w->role, text)); /* fits */
+		if (!why[0])
+			IGNORE(strfmt(why, whylen, "%s %s: the image cannot be used", w->role, text)); /* fits */
 		return rc;
 	}
 	w->done = 1;
@@ -324,8 +354,9 @@ void devices_wait(struct boot *b)
 		if (supported(w[i].spec, is_upper(b, &w[i])))
 			continue;
 		IGNORE(spec_format(w[i].spec, text, sizeof(text))); /* message only */
-		IGNORE(strfmt(why, sizeof(why), "%s: SPEC %s is not supported by this build",
-			      w[i].role, text)); /* may cut a long SPEC */
+		IGNORE(strfmt(why, sizeof(why), "%s: SPEC %s is not supported by this build%s",
+			      w[i].role, text, w[i].spec->npaths > 1 ?
+			      " (a persistence file must lie on the medium itself)" : "")); /* may cut */
 		want_failed(b, &w[i], why, sizeof(why));
 	}
 

@@ -3,7 +3,8 @@
  * medium is mounted read-only under /run/unionroot/media/N, each path is
  * opened without leaving its medium and loop-attached read-only, level by
  * level; union.toram first copies the innermost image into RAM and lets the
- * media go. */
+ * media go. A persistence file (the writable branch) goes on a read-write
+ * loop, its medium mounted read-write and shared with the image chains. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -25,7 +26,13 @@
 #define TORAM_DIR RUNDIR "/toram"
 #define MEDIA_FLAGS (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
 /* O_NONBLOCK: a FIFO at the image path would block the open (sys_file_check) */
-#define IMAGE_FLAGS (O_RDONLY | O_NOCTTY | O_NONBLOCK)
+#define IMAGE_FLAGS (O_NOCTTY | O_NONBLOCK)
+/* A medium holding a persistence file: its blocks are allocated once, so the
+ * loop's writes never touch the FAT or a directory's clusters; noatime keeps
+ * reads from rewriting the file's directory entry. (vfat's flush acts on
+ * close, which the loop never does; sync would write the entry on every
+ * write: more to tear in a power cut, not less.) */
+#define MEDIA_RW_FLAGS (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME)
 
 struct level {
 	char dir[48];    /* where the medium of this level is mounted */
@@ -39,12 +46,85 @@ struct chain {
 
 static unsigned media_seq, toram_seq;
 
+/* A device is mounted once and shared by every chain that starts on it: the
+ * kernel refuses a second mount of a block device with another read-only
+ * state (EBUSY), so the stick holding both the image and the persistence
+ * file is mounted read-write once, and the image opened read-only from it. */
+struct medium {
+	char dev[48];
+	char dir[48];
+	unsigned users;
+	int rw;
+};
+
+static struct medium media[SPEC_LIST_MAX + 1];
+
+/* The medium in use mounted from dev (by_dev) or at dir. */
+static struct medium *medium_find(const char *name, int by_dev)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(media); i++)
+		if (media[i].users && strcmp(by_dev ? media[i].dev : media[i].dir, name) == 0)
+			return &media[i];
+	return NULL;
+}
+
+/* The shared mount of dev at dir (already filled in for a new one), made
+ * read-write when rw: 0 or -errno. */
+static int medium_get(struct boot *b, const char *dev, const char *type, char *dir, int rw)
+{
+	struct medium *m = medium_find(dev, 1);
+	int rc;
+
+	if (m && (m->rw || !rw)) {
+		m->users++;
+		return strcopy(dir, sizeof(m->dir), m->dir); /* both 48 bytes */
+	}
+	if (m) {
+		rc = sys_mount(NULL, m->dir, NULL, MS_REMOUNT | MEDIA_RW_FLAGS, NULL);
+		if (rc == 0) {
+			m->rw = 1;
+			m->users++;
+			rc = strcopy(dir, sizeof(m->dir), m->dir); /* both 48 bytes */
+		}
+		return rc;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(media) && !m; i++)
+		if (!media[i].users)
+			m = &media[i];
+	if (!m)
+		return -EMFILE;
+	rc = sys_mkdir_p(dir, 0755);
+	if (rc < 0)
+		return rc;
+	modules_for_fs(b, type);
+	rc = sys_mount(dev, dir, type, rw ? MEDIA_RW_FLAGS : MEDIA_FLAGS, media_mount_options(type));
+	if (rc == 0)
+		rc = strcopy(m->dev, sizeof(m->dev), dev);
+	if (rc == 0)
+		rc = strcopy(m->dir, sizeof(m->dir), dir);
+	if (rc < 0)
+		return rc;
+	m->users = 1;
+	m->rw = rw;
+	return 0;
+}
+
+/* 1 when dir is a shared medium another chain still uses. */
+static int medium_put(const char *dir)
+{
+	struct medium *m = medium_find(dir, 0);
+
+	return m && --m->users > 0;
+}
+
 /* Unmounts the levels from the innermost out, detaching their loops. */
 static void chain_release(struct chain *c)
 {
 	while (c->n) {
 		struct level *l = &c->lv[--c->n];
 
+		if (!l->loop[0] && medium_put(l->dir))
+			continue;
 		if (umount2(l->dir, 0) < 0)
 			log_warn("cannot unmount %s: %s; it stays", l->dir, strerror(errno));
 		else if (l->loop[0] && loop_detach(l->loop) < 0)
@@ -53,7 +133,7 @@ static void chain_release(struct chain *c)
 }
 
 static int mount_level(struct boot *b, struct chain *c, const char *dev, const char *type,
-		       const char *loop)
+		       const char *loop, int rw)
 {
 	struct level *l = &c->lv[c->n];
 	int rc;
@@ -63,6 +143,12 @@ static int mount_level(struct boot *b, struct chain *c, const char *dev, const c
 	rc = strfmt(l->dir, sizeof(l->dir), MEDIA_DIR "/%u", media_seq++);
 	if (rc == 0)
 		rc = strcopy(l->loop, sizeof(l->loop), loop);
+	if (rc == 0 && !loop[0]) {
+		rc = medium_get(b, dev, type, l->dir, rw);
+		if (rc == 0)
+			c->n++;
+		return rc;
+	}
 	if (rc == 0)
 		rc = sys_mkdir_p(l->dir, 0755);
 	if (rc < 0)
@@ -154,19 +240,21 @@ static int toram_copy(int fd, uint64_t size, const char *role)
 	return rc;
 }
 
-/* Loop-attaches fd and probes the loop device. */
-static int attach(int fd, int dio, struct loopdev *ld, struct probe_info *info)
+/* Loop-attaches fd (how: LOOP_* bits) and probes the loop device; a
+ * writable one may be blank (info->type "": union.format= can fill it). */
+static int attach(int fd, int how, struct loopdev *ld, struct probe_info *info)
 {
 	struct probe_src src;
-	int loop = loop_attach(fd, dio, ld), rc;
+	int loop = loop_attach(fd, how, ld), rc;
 
+	memset(info, 0, sizeof(*info));
 	if (loop < 0)
 		return loop;
 	rc = probe_src_fd(&src, loop);
 	if (rc == 0)
 		rc = probe_fs(&src, info);
 	close(loop);
-	if (rc == 0)
+	if (rc == 0 && !(how & LOOP_WRITABLE))
 		rc = -EMEDIUMTYPE;
 	return rc < 0 ? rc : 0;
 }
@@ -187,6 +275,11 @@ static const char *why_text(int rc)
 	}
 }
 
+const char *image_why(int rc)
+{
+	return why_text(rc);
+}
+
 int image_open(struct boot *b, struct image_req *r)
 {
 	struct chain c = { .n = 0 };
@@ -200,16 +293,19 @@ int image_open(struct boot *b, struct image_req *r)
 		struct stat st = { .st_size = 0 }; /* set by sys_file_check when fd >= 0 */
 		int dir, fd;
 
-		rc = mount_level(b, &c, dev, type, i ? ld.path : "");
+		rc = mount_level(b, &c, dev, type, i ? ld.path : "", r->rw);
 		if (rc == 0)
 			loose = 0;
 		if (rc < 0) {
-			log_err("%s: mounting %s (%s) read-only to look for %s failed: %s", r->role, dev,
-				type, r->paths[i], strerror(-rc));
+			log_err("%s: mounting %s (%s) %s to look for %s failed: %s", r->role, dev,
+				type, r->rw ? "read-write" : "read-only", r->paths[i], strerror(-rc));
 			goto fail;
 		}
 		dir = level_fd(&c);
-		fd = dir < 0 ? -errno : sys_file_check(sys_open_beneath(dir, r->paths[i], IMAGE_FLAGS), &st);
+		fd = dir < 0 ? -errno :
+			       sys_file_check(sys_open_beneath(dir, r->paths[i],
+							       (r->rw ? O_RDWR : O_RDONLY) | IMAGE_FLAGS),
+					      &st);
 		if (dir >= 0)
 			close(dir);
 		if (fd < 0) {
@@ -227,7 +323,8 @@ int image_open(struct boot *b, struct image_req *r)
 				in_ram = 1;
 			}
 		}
-		rc = attach(fd, !in_ram, &ld, &info);
+		rc = attach(fd, (in_ram ? 0 : LOOP_WANT_DIO) | (r->rw ? LOOP_WRITABLE : 0), &ld,
+			    &info);
 		close(fd);
 		if (rc < 0) {
 			log_err("%s: image %s on %s: %s", r->role, r->paths[i], dev,
@@ -235,8 +332,9 @@ int image_open(struct boot *b, struct image_req *r)
 			goto fail;
 		}
 		loose = 1;
-		log_info("%s: image %s on %s is %s (%s, read-only%s%s)", r->role, r->paths[i], dev,
-			 ld.path, info.type, ld.direct_io ? ", direct I/O" : "",
+		log_info("%s: image %s on %s is %s (%s, %s%s%s)", r->role, r->paths[i], dev,
+			 ld.path, info.type[0] ? info.type : "blank", r->rw ? "read-write" : "read-only",
+			 ld.direct_io ? ", direct I/O" : "",
 			 in_ram ? ", in RAM" : "");
 		dev = ld.path;
 		type = info.type;
@@ -297,13 +395,13 @@ int image_present(struct boot *b, const char *dev, const char *type, const char 
 	struct chain c = { .n = 0 };
 	int dir, fd, rc;
 
-	rc = mount_level(b, &c, dev, type, "");
+	rc = mount_level(b, &c, dev, type, "", 0);
 	if (rc < 0) {
 		chain_release(&c);
 		return rc;
 	}
 	dir = level_fd(&c);
-	fd = dir < 0 ? -errno : sys_file_check(sys_open_beneath(dir, path, IMAGE_FLAGS), NULL);
+	fd = dir < 0 ? -errno : sys_file_check(sys_open_beneath(dir, path, O_RDONLY | IMAGE_FLAGS), NULL);
 	if (dir >= 0)
 		close(dir);
 	if (fd >= 0)

@@ -43,6 +43,8 @@ void status_write(struct boot *b)
 	if (b->upper_kind == UPPER_DEVICE) {
 		IGNORE(spec_format(&b->upper, spec, sizeof(spec))); /* cut is fine here */
 		sbuf_addf(&sb, "upper=%s %s %s " RWDIR "\n", spec, b->upper_dev, b->upper_type);
+		if (b->upper_via[0])
+			sbuf_addf(&sb, "upper_image=%s\n", b->upper_via);
 	} else if (b->upper_kind == UPPER_TMPFS) {
 		sbuf_add(&sb, "upper=tmpfs - tmpfs " RWDIR "\n");
 	} else {

@@ -237,12 +237,14 @@ static int mount_tmpfs_upper(struct boot *b)
 static unsigned long removable_flags(struct boot *b)
 {
 	static const char *const names[] = { "nodev,nosuid", "nodev", "none" };
+	/* a persistence file: the stick it lies on */
+	const char *dev = b->upper_medium[0] ? b->upper_medium : b->upper_dev;
 	unsigned long flags;
 
 	for (unsigned i = 0; i < b->devs.n; i++) {
 		const struct blkdev *d = &b->devs.d[i];
 
-		if (strcmp(d->path, b->upper_dev) != 0 || !d->removable)
+		if (strcmp(d->path, dev) != 0 || !d->removable)
 			continue;
 		if (b->cfg.removable == REMOVABLE_NONE)
 			flags = 0;

@@ -104,8 +104,12 @@ boot() {
 		return 1
 	fi
 	# UBI's attach summary always says "corrupted PEBs: 0", fsck.f2fs always
-	# prints "Info: Fix the reported corruption." (a hint, not a finding)
-	if grep -av -e 'corrupted PEBs: 0$' -e 'fsck.f2fs: Info: Fix the reported corruption' "$log" | grep -aEq 'Kernel panic|Oops|BUG:|corrupt'; then
+	# prints "Info: Fix the reported corruption." (a hint, not a finding);
+	# FAT says "Volume was not properly unmounted. Some data may be corrupt"
+	# whenever its dirty flag is set, which a stick holding a persistence
+	# file keeps from one power-off to the next (it holds the root)
+	if grep -av -e 'corrupted PEBs: 0$' -e 'fsck.f2fs: Info: Fix the reported corruption' \
+		-e 'FAT-fs ([a-z0-9]*): Volume was not properly unmounted' "$log" | grep -aEq 'Kernel panic|Oops|BUG:|corrupt'; then
 		echo "boot: the console shows a panic, oops or corruption (see $log)" >&2
 		return 1
 	fi

@@ -174,8 +174,14 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 		}
 		printf("%-16s %s%s (%s)\n", "", count > 1 ? "several match; " : "", dev,
 		       type[0] ? type : "unknown type");
-		if (upper)
+		if (upper) {
+			if (s->npaths == 1)
+				printf("%-16s then file %s inside it (mounted read-write), on a read-write loop device\n",
+				       "", s->paths[0]);
+			else if (s->npaths)
+				printf("%-16s refused: a persistence file must lie on the medium itself\n", "");
 			return;
+		}
 		for (unsigned i = 0; i < s->npaths; i++)
 			printf("%-16s then image %s inside it, on a read-only loop device\n", "", s->paths[i]);
 		if (!s->npaths && media_holds_images(type))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Loop devices for image files inside media. */
+/* Loop devices for image files inside media: read-only for the image layers,
+ * read-write for a persistence file. */
 #include "loopdev.h"
 
 #include <errno.h>
@@ -14,18 +15,19 @@
 /* Another process may take the device LOOP_CTL_GET_FREE offered (EBUSY). */
 #define ATTACH_TRIES 8
 
-static int configure(int loop, int backing, int dio)
+static int configure(int loop, int backing, int how)
 {
 	struct loop_config cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fd = (unsigned)backing;
-	cfg.info.lo_flags = LO_FLAGS_READ_ONLY | (dio ? LO_FLAGS_DIRECT_IO : 0);
+	cfg.info.lo_flags = (how & LOOP_WRITABLE ? 0 : LO_FLAGS_READ_ONLY) |
+			    (how & LOOP_WANT_DIO ? LO_FLAGS_DIRECT_IO : 0);
 	return ioctl(loop, LOOP_CONFIGURE, &cfg) < 0 ? -errno : 0;
 }
 
 /* Before 5.8: bind, then set the status; undo the bind when that fails. */
-static int configure_legacy(int loop, int backing, int dio)
+static int configure_legacy(int loop, int backing, int how)
 {
 	struct loop_info64 info;
 
@@ -38,12 +40,12 @@ static int configure_legacy(int loop, int backing, int dio)
 		IGNORE(ioctl(loop, LOOP_CLR_FD, 0)); /* best effort: the error above is what matters */
 		return err;
 	}
-	if (dio)
+	if (how & LOOP_WANT_DIO)
 		IGNORE(ioctl(loop, LOOP_SET_DIRECT_IO, 1UL)); /* buffered I/O is fine too */
 	return 0;
 }
 
-static int attach_once(int ctl, int backing, int want_dio, struct loopdev *out)
+static int attach_once(int ctl, int backing, int how, struct loopdev *out)
 {
 	int n = ioctl(ctl, LOOP_CTL_GET_FREE);
 	int loop, rc;
@@ -52,17 +54,18 @@ static int attach_once(int ctl, int backing, int want_dio, struct loopdev *out)
 		return -errno;
 	if (strfmt(out->path, sizeof(out->path), "/dev/loop%d", n) < 0)
 		return -ENAMETOOLONG;
-	loop = open(out->path, O_RDONLY | O_CLOEXEC);
+	/* the kernel makes a loop read-only when its own fd is (loop_configure) */
+	loop = open(out->path, (how & LOOP_WRITABLE ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (loop < 0)
 		return -errno;
 	out->legacy = 0;
-	rc = configure(loop, backing, want_dio);
+	rc = configure(loop, backing, how);
 	/* a kernel that refuses direct I/O outright instead of falling back */
-	if (rc == -EINVAL && want_dio)
-		rc = configure(loop, backing, 0);
+	if (rc == -EINVAL && (how & LOOP_WANT_DIO))
+		rc = configure(loop, backing, how & ~LOOP_WANT_DIO);
 	if (rc == -EINVAL || rc == -ENOTTY) {
 		out->legacy = 1;
-		rc = configure_legacy(loop, backing, want_dio);
+		rc = configure_legacy(loop, backing, how);
 	}
 	if (rc < 0) {
 		close(loop);
@@ -77,7 +80,7 @@ static int attach_once(int ctl, int backing, int want_dio, struct loopdev *out)
 	return loop;
 }
 
-int loop_attach(int backing_fd, int want_dio, struct loopdev *out)
+int loop_attach(int backing_fd, int how, struct loopdev *out)
 {
 	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	int rc = -EBUSY;
@@ -86,7 +89,7 @@ int loop_attach(int backing_fd, int want_dio, struct loopdev *out)
 	if (ctl < 0)
 		return -errno;
 	for (int i = 0; i < ATTACH_TRIES && rc == -EBUSY; i++)
-		rc = attach_once(ctl, backing_fd, want_dio, out);
+		rc = attach_once(ctl, backing_fd, how, out);
 	close(ctl);
 	return rc;
 }

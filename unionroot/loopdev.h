@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Read-only loop devices over image files: LOOP_CONFIGURE (5.8+), else the
- * older LOOP_SET_FD + LOOP_SET_STATUS64 pair. */
+/* Loop devices over image files, read-only or (a persistence file)
+ * read-write: LOOP_CONFIGURE (5.8+), else the older LOOP_SET_FD +
+ * LOOP_SET_STATUS64 pair. */
 #ifndef UNIONROOT_LOOPDEV_H
 #define UNIONROOT_LOOPDEV_H
 
@@ -14,10 +15,14 @@ struct loopdev {
 	int legacy;       /* attached with LOOP_SET_FD (no LOOP_CONFIGURE) */
 };
 
-/* Attaches a free loop device, read-only, to backing_fd (opened O_RDONLY);
- * asks for direct I/O when want_dio (the kernel keeps buffered I/O where the
- * backing file system cannot). Returns an fd of the loop device or -errno. */
-int loop_attach(int backing_fd, int want_dio, struct loopdev *out) WUR;
+/* loop_attach's how: bits. */
+#define LOOP_WANT_DIO 1  /* ask for direct I/O: the kernel keeps buffered I/O
+			  * where the backing file system cannot */
+#define LOOP_WRITABLE 2  /* read-write; backing_fd must be O_RDWR */
+
+/* Attaches a free loop device to backing_fd, read-only unless LOOP_WRITABLE.
+ * Returns an fd of the loop device or -errno. */
+int loop_attach(int backing_fd, int how, struct loopdev *out) WUR;
 /* Detaches the loop device at path (it must not be mounted). 0 or -errno. */
 int loop_detach(const char *path) WUR;
 

@@ -53,6 +53,27 @@ static void images_nest_inside_media(void)
 	CHECK_STR(back, "LABEL=USB:/isos/live.iso:/live/filesystem.squashfs@30");
 }
 
+/* union.upper=LABEL=STICK:/persistence.img: the writable branch in a file */
+static void a_persistence_file_is_a_medium_and_one_path(void)
+{
+	struct spec s;
+	char err[128], back[512];
+
+	CHECK_INT(spec_parse("LABEL=STICK:/persistence.img@30", &s, err, sizeof(err)), 0);
+	CHECK_INT(s.kind, SPEC_LABEL);
+	CHECK_STR(s.value, "STICK");
+	CHECK_INT(s.npaths, 1);
+	CHECK_STR(s.paths[0], "/persistence.img");
+	CHECK_INT(s.deadline, 30);
+	CHECK_INT(spec_format(&s, back, sizeof(back)), 0);
+	CHECK_STR(back, "LABEL=STICK:/persistence.img@30");
+	CHECK_INT(spec_parse("/dev/sda1:/casper-rw", &s, err, sizeof(err)), 0);
+	CHECK_STR(s.value, "/dev/sda1");
+	CHECK_STR(s.paths[0], "/casper-rw");
+	CHECK(spec_parse("LABEL=STICK:/", &s, err, sizeof(err)) < 0);
+	CHECK(spec_parse("LABEL=STICK:/../persistence.img", &s, err, sizeof(err)) < 0);
+}
+
 static void a_deadline_needs_digits_after_the_at(void)
 {
 	struct spec s;
@@ -114,6 +135,7 @@ static void lists_stack_top_most_first(void)
 UNIT_SUITE(spec,
 	   { "every form parses and prints back", every_form_parses },
 	   { "images nest inside media", images_nest_inside_media },
+	   { "a persistence file is a medium and one path", a_persistence_file_is_a_medium_and_one_path },
 	   { "a deadline needs digits after the @", a_deadline_needs_digits_after_the_at },
 	   { "malformed SPECs are refused with a reason", malformed_specs_are_refused_with_a_reason },
 	   { "long values are refused, not cut", long_values_are_refused_not_cut },
