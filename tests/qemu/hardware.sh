@@ -46,7 +46,7 @@ hw_boot() {
 	[ "$upper" = - ] ||
 		expect "$name: the writable branch needed $upper" "$log" "^real-init: status: upper_driver=$upper$"
 	expect "$name: the drivers were chosen by modalias" "$log" "^MOD: $lower$"
-	expect "$name: unionroot plan names the driver" "$log" "^PLAN: .*\\) on $lower$"
+	expect "$name: unionroot plan names the driver" "$log" "^PLAN: devices .*\\) on $lower(,|$)"
 	expect_not "$name: no module failed to load" "$log" 'loading module .* failed' \
 		"$(grep -a 'loading module' "$log" | head -n1)"
 	expect_not "$name: no driver for absent hardware" "$log" "^MOD: ($absent)$" \
