@@ -79,6 +79,18 @@ void configure(struct boot *b);
 void modules_load(struct boot *b);
 /* Loads what a mount of this file system type needs, if not loaded yet. */
 void modules_for_fs(struct boot *b, const char *type);
+/* Loads the carried drivers whose modules.alias patterns match a device's
+ * modalias (devpath names the device in the debug log). */
+void modules_for_device(const char *modalias, const char *devpath);
+/* init/coldplug.c: modules_for_device() for every device already in
+ * /sys/devices that no driver has bound. */
+void modules_coldplug(void);
+/* The kernel's uevent socket, bound on the first call (before the coldplug
+ * walk): the fd, or -errno. */
+int hotplug_socket(void);
+/* Reads every queued uevent; a device added gets its driver. */
+void hotplug_drain(int fd);
+void hotplug_close(void);
 /* init/devwait.c: resolves every SPEC to a device; the read-only layers are
  * fatal when missing, the writable branch falls back to union.onfail. */
 void devices_wait(struct boot *b);

@@ -2,10 +2,8 @@
 /* Step 4: wait for the media the SPECs name, woken by kernel uevents (no
  * fixed sleeps), each SPEC with its own deadline. */
 #include <errno.h>
-#include <linux/netlink.h>
 #include <poll.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,31 +24,6 @@ struct want {
 	uint64_t deadline_ms;  /* UINT64_MAX: no deadline */
 	int done;
 };
-
-static int uevent_open(void)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
-	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			NETLINK_KOBJECT_UEVENT);
-
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-static void uevent_drain(int fd)
-{
-	char buf[2048];
-
-	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
-}
 
 static int supported(const struct spec *s, int upper)
 {
@@ -294,10 +267,11 @@ static void sleep_until_event(int sock, const struct want *w, unsigned nw, uint6
 		soonest = now + 250;
 	if (soonest <= now)
 		return;
-	if (sock < 0)
+	if (sock < 0) {
 		usleep((useconds_t)(soonest - now) * 1000u);
-	else if (poll(&pfd, 1, (int)(soonest - now)) > 0)
-		uevent_drain(sock);
+		modules_coldplug(); /* no uevents: new devices are found by walking */
+	} else if (poll(&pfd, 1, (int)(soonest - now)) > 0)
+		hotplug_drain(sock);
 }
 
 static uint64_t deadline_for(const struct boot *b, const struct spec *s, uint64_t now)
@@ -329,7 +303,7 @@ void devices_wait(struct boot *b)
 	unsigned nw = 0, pending;
 	int rc;
 	uint64_t now = root_delay(b), next_progress = now + PROGRESS_MS;
-	int sock = uevent_open();
+	int sock = hotplug_socket(); /* open since before the coldplug walk */
 	char text[SPEC_VALUE_MAX + 16];
 
 	if (!b->t_modules)
@@ -389,7 +363,6 @@ void devices_wait(struct boot *b)
 		}
 		sleep_until_event(sock, w, nw, now, next_progress);
 	}
-	if (sock >= 0)
-		close(sock);
+	hotplug_close();
 	b->t_devices = sys_now_ms();
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Step 3: load the board's modules and what they need, dependencies first,
+/* Step 3: load the drivers the hardware present asks for (modalias against
+ * the initramfs's modules.alias) and the board's list, dependencies first,
  * with finit_module(2) and the command line's modname.param=value. File
  * system modules (kernel/fs/) wait until a mount needs their type: under
  * emulation every module costs tens of milliseconds, and a board lists
@@ -14,6 +15,7 @@
 #include "cmdline.h"
 #include "lines.h"
 #include "log.h"
+#include "modalias.h"
 #include "moddep.h"
 #include "sbuf.h"
 #include "sys.h"
@@ -23,12 +25,17 @@
 #define BUILTIN_MAX (128 * 1024)
 #define PARAMS_MAX 1024
 #define MODPARAMS_MAX 64
+#define ALIAS_MAX (192 * 1024)
 
 static struct {
 	char list[LIST_MAX];
 	char dep[DEP_MAX];
 	char softdep[LIST_MAX * 2];
 	char builtin[BUILTIN_MAX];
+	char alias[ALIAS_MAX];
+	char cpu[4096];            /* the CPU's modalias: which features it has */
+	struct modalias ma;
+	unsigned hw_loaded, hw_failed;
 	char cmdline[CMDLINE_MAX + 1];
 	struct moddep md;
 	unsigned order[MODDEP_MAX];
@@ -158,6 +165,13 @@ static void load_order(unsigned count, unsigned *loaded, unsigned *failed)
 		if (m.loaded[m.order[i]])
 			continue;
 		m.loaded[m.order[i]] = 1;
+		/* a softdep such as crct10dif-pclmul fails with ENODEV on a CPU
+		 * without its feature: its cpu: alias says so beforehand */
+		if (modalias_cpu_lacks(&m.ma, e->name, e->name_len, m.cpu)) {
+			log_debug("module %.*s: this CPU lacks its feature; not loaded",
+				  (int)e->name_len, e->name);
+			continue;
+		}
 		rc = load_one(m.dir, e);
 		if (rc < 0) {
 			/* e.g. crc32c_intel on a CPU without SSE4.2: ENODEV, harmless */
@@ -210,11 +224,89 @@ static int read_index(const char *dir, const char *file, char *buf, size_t cap, 
 	return 0;
 }
 
+/* The board's list: every module not deferred to a mount, dependencies
+ * first. */
+static void load_list(unsigned *loaded, unsigned *failed, unsigned *builtin, unsigned *deferred)
+{
+	unsigned count = 0;
+	char name[64];
+	int rc;
+
+	cmdline_strip_comments(m.list);
+	for (const char *p = m.list; (p = next_name(p, name, sizeof(name))) != NULL;) {
+		size_t n = strlen(name);
+
+		if (!n)
+			continue;
+		rc = moddep_find(&m.md, name, n);
+		if (rc >= 0 && strncmp(m.md.e[rc].path, "kernel/fs/", 10) == 0) {
+			(*deferred)++;
+			continue;
+		}
+		rc = moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX);
+		if (rc == -ENOENT && is_builtin(name, n)) {
+			(*builtin)++;
+		} else if (rc < 0) {
+			log_err("module %s: %s; continuing without it", name,
+				rc == -ENOENT ? "not in the initramfs" : strerror(-rc));
+			(*failed)++;
+		}
+	}
+	load_order(count, loaded, failed);
+}
+
+/* modules.alias (the carried drivers') and the CPU's modalias; without
+ * them no driver is chosen by the hardware, the board's list still loads. */
+static void read_aliases(void)
+{
+	ssize_t n;
+	int rc;
+
+	if (read_index(m.dir, "modules.alias", m.alias, sizeof(m.alias), 0) < 0)
+		return;
+	rc = modalias_parse(&m.ma, m.alias);
+	if (rc < 0)
+		log_err("%s/modules.alias has more than %d aliases; the rest are not matched",
+			m.dir, MODALIAS_MAX);
+	n = sys_read_file("/sys/devices/system/cpu/modalias", m.cpu, sizeof(m.cpu));
+	if (n < 0) /* no CPU modalias (not x86): no cpu: alias can match */
+		m.cpu[0] = '\0';
+}
+
+void modules_for_device(const char *modalias, const char *devpath)
+{
+	unsigned loaded = 0, failed = 0;
+	char path[320];
+
+	if (!m.ready || strncmp(modalias, "cpu:", 4) == 0)
+		return; /* CPU features are no device: their modules load as softdeps */
+	for (int i = -1; (i = modalias_next(&m.ma, modalias, (unsigned)(i + 1))) >= 0;) {
+		const char *name = m.ma.e[i].module;
+		int idx = moddep_find(&m.md, name, strlen(name));
+		unsigned count = 0;
+
+		if (idx < 0 || m.loaded[idx])
+			continue;
+		log_debug("module %s for %s: its alias %s matches %s", name, devpath,
+			  m.ma.e[i].pattern, modalias);
+		if (moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX) < 0)
+			continue; /* the index names only what is carried */
+		load_order(count, &loaded, &failed);
+		/* bound now: a generic driver that also matches (ata_generic
+		 * after ata_piix) would load for nothing */
+		if (strfmt(path, sizeof(path), "/sys%s/driver", devpath) >= 0 &&
+		    faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			break;
+	}
+	m.hw_loaded += loaded;
+	m.hw_failed += failed;
+}
+
 void modules_load(struct boot *b)
 {
 	struct utsname u;
-	char *dir = m.dir, name[64];
-	unsigned count = 0, loaded = 0, failed = 0, builtin = 0, deferred = 0;
+	char *dir = m.dir;
+	unsigned loaded = 0, failed = 0, builtin = 0, deferred = 0;
 	int rc;
 
 	if (sys_read_file("/etc/unionroot/modules", m.list, sizeof(m.list)) < 0) {
@@ -236,6 +328,7 @@ void modules_load(struct boot *b)
 		return;
 	}
 	m.ready = 1;
+	read_aliases();
 
 	memcpy(m.cmdline, b->cmdline_raw, sizeof(m.cmdline));
 	(void)cmdline_split(m.cmdline, collect_param, NULL);
@@ -243,30 +336,16 @@ void modules_load(struct boot *b)
 		log_err("more than %d module parameters on the command line; %u are not passed on",
 			MODPARAMS_MAX, m.params_dropped);
 
-	cmdline_strip_comments(m.list);
-	for (const char *p = m.list; (p = next_name(p, name, sizeof(name))) != NULL;) {
-		size_t n = strlen(name);
-
-		if (!n)
-			continue;
-		rc = moddep_find(&m.md, name, n);
-		if (rc >= 0 && strncmp(m.md.e[rc].path, "kernel/fs/", 10) == 0) {
-			deferred++;
-			continue;
-		}
-		rc = moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX);
-		if (rc == -ENOENT && is_builtin(name, n)) {
-			builtin++;
-		} else if (rc < 0) {
-			log_err("module %s: %s; continuing without it", name,
-				rc == -ENOENT ? "not in the initramfs" : strerror(-rc));
-			failed++;
-		}
-	}
-	load_order(count, &loaded, &failed);
+	/* the controllers first: their buses enumerate while the list loads */
+	rc = hotplug_socket();
+	modules_coldplug();
+	load_list(&loaded, &failed, &builtin, &deferred);
+	if (rc >= 0)
+		hotplug_drain(rc); /* what the controllers found meanwhile */
 	b->t_modules = sys_now_ms();
-	log_info("modules: %u loaded, %u built in, %u failed, %u file systems on demand (%llu ms)",
-		 loaded, builtin, failed, deferred,
+	log_info("modules: %u for the hardware present, %u listed, %u built in, %u failed, "
+		 "%u file systems on demand (%llu ms)",
+		 m.hw_loaded, loaded, builtin, failed + m.hw_failed, deferred,
 		 (unsigned long long)(b->t_modules - b->t_start));
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blkdev.h"
 #include "boot.h"
 #include "lines.h"
 #include "log.h"
@@ -24,6 +25,25 @@ static unsigned long long proc_kib(const char *path, const char *key)
 	return (unsigned long long)(bytes / 1024);
 }
 
+/* "KEY=MODULE" for the driver the medium dev ("/dev/sr0", or an image
+ * chain's "/dev/sr0:/live/x.squashfs") needed, when one is known. */
+static void add_driver(struct sbuf *sb, const char *key, const char *dev)
+{
+	char name[32], module[64];
+	size_t n;
+
+	if (strncmp(dev, "/dev/", 5) != 0)
+		return;
+	dev += 5;
+	n = strcspn(dev, ": ");
+	if (n >= sizeof(name))
+		return;
+	memcpy(name, dev, n);
+	name[n] = '\0';
+	if (blkdev_driver(name, module, sizeof(module)) == 0)
+		sbuf_addf(sb, "%s=%s\n", key, module);
+}
+
 void status_write(struct boot *b)
 {
 	static char text[8192];
@@ -39,12 +59,15 @@ void status_write(struct boot *b)
 			  b->lower_dev[i], b->lower_type[i], i);
 		if (b->lower_via[i][0])
 			sbuf_addf(&sb, "lower%u_image=%s\n", i + 1, b->lower_via[i]);
+		IGNORE(strfmt(spec, sizeof(spec), "lower%u_driver", i + 1)); /* fits */
+		add_driver(&sb, spec, b->lower_via[i][0] ? b->lower_via[i] : b->lower_dev[i]);
 	}
 	if (b->upper_kind == UPPER_DEVICE) {
 		IGNORE(spec_format(&b->upper, spec, sizeof(spec))); /* cut is fine here */
 		sbuf_addf(&sb, "upper=%s %s %s " RWDIR "\n", spec, b->upper_dev, b->upper_type);
 		if (b->upper_via[0])
 			sbuf_addf(&sb, "upper_image=%s\n", b->upper_via);
+		add_driver(&sb, "upper_driver", b->upper_dev);
 	} else if (b->upper_kind == UPPER_TMPFS) {
 		sbuf_add(&sb, "upper=tmpfs - tmpfs " RWDIR "\n");
 	} else {

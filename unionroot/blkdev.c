@@ -57,6 +57,45 @@ static int on_usb(const char *name)
 	return strstr(link, "/usb") != NULL;
 }
 
+/* The last component of the symlink /sys/DIR/LEAF into out. */
+static int link_base(const char *dir, const char *leaf, char *out, size_t cap)
+{
+	char path[320], link[256];
+	ssize_t n;
+
+	if (strfmt(path, sizeof(path), "/sys/%s/%s", dir, leaf) < 0)
+		return -ENAMETOOLONG;
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	return strcopy(out, cap, strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+}
+
+int blkdev_driver(const char *name, char *out, size_t cap)
+{
+	char path[128], link[256], sub[32];
+	char *dev, *cut;
+	ssize_t n;
+
+	if (strfmt(path, sizeof(path), "/sys/class/block/%s", name) < 0)
+		return -ENAMETOOLONG;
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	dev = strstr(link, "devices/");
+	while (dev && (cut = strrchr(dev, '/')) != NULL) {
+		*cut = '\0';
+		if (link_base(dev, "subsystem", sub, sizeof(sub)) == 0 &&
+		    (strcmp(sub, "scsi") == 0 || strcmp(sub, "mmc") == 0))
+			continue;
+		if (link_base(dev, "driver/module", out, cap) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
 /* The whole disk a partition belongs to: the parent directory in sysfs. */
 static int parent_name(const char *name, char *out, size_t cap)
 {

@@ -52,8 +52,12 @@ static unsigned sorted(unsigned *idx)
 
 static void print_dev(const struct blkdev *d)
 {
+	char driver[64];
+
 	printf("%s (%s%s%s%s)", d->name, d->probed == 1 ? d->info.type : "unknown",
 	       d->info.label[0] ? " LABEL=" : "", d->info.label, d->removable ? ", removable" : "");
+	if (blkdev_driver(d->name, driver, sizeof(driver)) == 0)
+		printf(" on %s", driver);
 }
 
 static void print_devices(void)

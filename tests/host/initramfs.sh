@@ -24,6 +24,29 @@ for b in b1 b2; do
 	[ -x "$B/unionroot" ] && cp "$B/unionroot" "$T/$b/unionroot"
 done
 
+# The pruned modules.alias: device aliases of carried modules only, every
+# driver of the board's pool has its own, and a module that is not carried
+# (nouveau) has none.
+check_aliases() { # NAME ALIAS-FILE ARCHIVE-LIST
+	local name=$1 alias=$2 list=$3 stray
+	if [ ! -s "$alias" ]; then
+		fail "$name-modules-alias" "no modules.alias in the archive"
+		return
+	fi
+	stray=$(awk '{ print $3 }' "$alias" | sort -u | while read -r m; do
+		grep -qE "/${m//_/[-_]}\.ko$" "$list" || echo "$m"
+	done)
+	if [ -z "$stray" ] && ! awk '$1 != "alias" || $2 !~ /:/' "$alias" | grep -q .; then
+		pass "$name-modules-alias-names-only-carried-modules"
+	else
+		fail "$name-modules-alias-names-only-carried-modules" \
+			"not carried: $(echo "$stray" | tr '\n' ' '); other lines: $(awk '$1 != "alias" || $2 !~ /:/' "$alias" | head -n2)"
+	fi
+	expect "$name-modules-alias-has-the-pool" "$alias" '^alias pci:v\*d\*sv\*sd\*bc01sc06i01\* ahci$'
+	expect "$name-modules-alias-has-cpu-features" "$alias" '^alias cpu:type:x86,.* crct10dif_pclmul$'
+	expect_not "$name-modules-alias-leaves-out-the-rest" "$alias" ' nouveau$' "nouveau's aliases are in it"
+}
+
 check_archive() { # NAME ARCHIVE
 	local name=$1 a=$2 list ver dep missing=0
 	list=$T/$name.list
@@ -53,6 +76,7 @@ check_archive() { # NAME ARCHIVE
 			{ fail "$name-modules-dep" "modules.dep names $f, not in the archive"; missing=1; }
 	done
 	[ "$missing" = 0 ] && pass "$name-modules-dep-names-only-included-files"
+	check_aliases "$name" "$T/$name.x/lib/modules/$ver/modules.alias" "$list"
 	if grep -q '^softdep ext4 pre: .*crc32c' "$T/$name.x/lib/modules/$ver/modules.softdep" &&
 		! grep -q 'crypto-' "$T/$name.x/lib/modules/$ver/modules.softdep"; then
 		pass "$name-softdep-aliases-resolved"
