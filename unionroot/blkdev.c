@@ -41,19 +41,29 @@ static long long read_sys_num(const char *name, const char *attr)
 	return end == buf ? -1 : v;
 }
 
+/* Where /sys/class/block/NAME points (../../devices/...), into link. */
+static int class_link(const char *name, char *link, size_t cap)
+{
+	char path[128];
+	ssize_t n;
+
+	if (strfmt(path, sizeof(path), "/sys/class/block/%s", name) < 0)
+		return -ENAMETOOLONG;
+	n = readlink(path, link, cap - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	return 0;
+}
+
 /* A USB disk reports removable=0 when its medium cannot be ejected, yet
  * the whole disk can be pulled: its sysfs path runs through a USB port. */
 static int on_usb(const char *name)
 {
-	char path[128], link[256];
-	ssize_t n;
+	char link[256];
 
-	if (strfmt(path, sizeof(path), "/sys/class/block/%s", name) < 0)
+	if (class_link(name, link, sizeof(link)) < 0)
 		return 0;
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return 0;
-	link[n] = '\0';
 	return strstr(link, "/usb") != NULL;
 }
 
@@ -74,16 +84,12 @@ static int link_base(const char *dir, const char *leaf, char *out, size_t cap)
 
 int blkdev_driver(const char *name, char *out, size_t cap)
 {
-	char path[128], link[256], sub[32];
+	char link[256], sub[32];
 	char *dev, *cut;
-	ssize_t n;
+	int rc = class_link(name, link, sizeof(link));
 
-	if (strfmt(path, sizeof(path), "/sys/class/block/%s", name) < 0)
-		return -ENAMETOOLONG;
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return -errno;
-	link[n] = '\0';
+	if (rc < 0)
+		return rc;
 	dev = strstr(link, "devices/");
 	while (dev && (cut = strrchr(dev, '/')) != NULL) {
 		*cut = '\0';
@@ -99,16 +105,12 @@ int blkdev_driver(const char *name, char *out, size_t cap)
 /* The whole disk a partition belongs to: the parent directory in sysfs. */
 static int parent_name(const char *name, char *out, size_t cap)
 {
-	char path[128], link[256];
-	ssize_t n;
+	char link[256];
 	char *last, *prev;
+	int rc = class_link(name, link, sizeof(link));
 
-	if (strfmt(path, sizeof(path), "/sys/class/block/%s", name) < 0)
-		return -ENAMETOOLONG;
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return -errno;
-	link[n] = '\0';
+	if (rc < 0)
+		return rc;
 	last = strrchr(link, '/');
 	if (!last)
 		return -EINVAL;
