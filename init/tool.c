@@ -35,7 +35,7 @@ static void log_lines(const char *name, char *buf, size_t *len, size_t cap, int 
 	*len -= start;
 }
 
-int tool_run(const char *path, char *const argv[], unsigned timeout_s)
+static int run_and_wait(const char *path, char *const argv[], unsigned timeout_s)
 {
 	static char *const envp[] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -114,4 +114,14 @@ int tool_run(const char *path, char *const argv[], unsigned timeout_s)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + WTERMSIG(st);
+}
+
+int tool_run(const char *path, char *const argv[], unsigned timeout_s)
+{
+	int rc;
+
+	watchdog_step(timeout_s + WD_MARGIN_S, "running %s", path); /* it keeps its own limit */
+	rc = run_and_wait(path, argv, timeout_s);
+	watchdog_step_end();
+	return rc;
 }
