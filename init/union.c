@@ -281,6 +281,7 @@ static int writable_branch(struct boot *b)
 		modules_for_fs(b, type);
 		b->root_flags = removable_flags(b);
 		watchdog_step(WD_STEP_S, "mounting writable branch %s (%s)", b->upper_dev, type);
+		crashpoint_stall(); /* tests: a mount that takes its time */
 		/* vfat: the kernel's default iocharset may be a module it lacks */
 		rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME | b->root_flags,
 			       b->cfg.upperflags[0] ? b->cfg.upperflags : media_mount_options(type));
