@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* PID 1's watchdog: a child that reads, from a page shared with PID 1, the
- * phase and step PID 1 is in, and says where PID 1 waits when one outlives
- * its budget. PID 1 itself cannot: it may sit in a mount or finit_module
- * that does not return, where no code of its own runs. */
+/* PID 1's watchdog: a child that reads PID 1's phase and step from a shared
+ * page and says where PID 1 waits when one outlives its budget; PID 1 cannot,
+ * stuck in a mount or finit_module that does not return. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
