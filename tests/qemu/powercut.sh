@@ -48,14 +48,24 @@ series() {
 	bad=0
 	while [ $cut -lt "$CUTS" ]; do
 		cut=$((cut + 1))
+		t0=$(date +%s.%N)
 		if ! boot "$T/setup$cut.log" "$DATA" "$SETUP" --cache none --append "$APPEND" || ! grep -q '^MARK-requested' "$T/setup$cut.log"; then
 			fail "$name: power cut $cut: the user's tree and a reset request are set up" "see $T/setup$cut.log"
 			keep_log "$T/setup$cut.log"
 			bad=1
 			break
 		fi
-		# somewhere between the kernel's start and well after the switch
-		delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.1f", 2.5 + rand() * 5.5 }')
+		# somewhere between the kernel's start and well after the switch,
+		# measured on the setup boot: QEMU's own start (firmware, loading
+		# the kernel: its wall time less the guest's last uptime) comes
+		# first, then the guest's time to the switch, which a busy host
+		# stretches; a fixed window from QEMU's start cut most boots before
+		# the kernel ran
+		delay=$(awk -v s="$RANDOM" -v t0="$t0" -v t1="$(date +%s.%N)" \
+			-v up="$(sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p' "$T/setup$cut.log" | tail -1)" \
+			-v sw="$(sed -n 's/^\[ *\([0-9.]*\)\] unionroot: switching to .*/\1/p' "$T/setup$cut.log")" \
+			'BEGIN { srand(s); fw = t1 - t0 - up; if (fw < 0) fw = 0
+				printf "%.1f", fw + (sw ? sw : 4) * (0.3 + rand() * 1.3) }')
 		"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$DATA" --cache none --cmd 'sleep 30' \
 			--append "$APPEND" --timeout "$delay" --log "$T/cut$cut.log" >/dev/null 2>&1
 		# a boot that stalls (no power-off within BOOT_TIMEOUT) fails like
