@@ -162,6 +162,18 @@ int copyup_root(struct boot *b, int rw);
 /* union.session=volatile: merges or restores the persistent branch rw before
  * it is kept read-only for the session; 0 or -errno (logged). */
 int copyup_saved(struct boot *b, int rw);
+/* init/watchdog.c: a child of PID 1 that names the phase or step PID 1
+ * is stuck in, once its budget (seconds, 0: none) has passed, with where in
+ * the kernel PID 1 waits. A step (a mount, a module) overrides the phase
+ * until watchdog_step_end(); stop ends and reaps the child. */
+#define WD_STEP_S 20   /* a mount, a module */
+#define WD_PHASE_S 60  /* a phase's own work between its steps */
+#define WD_MARGIN_S 10 /* beyond a deadline the step keeps itself */
+void watchdog_start(void);
+void watchdog_phase(unsigned budget_s, const char *fmt, ...) PRINTF(2, 3);
+void watchdog_step(unsigned budget_s, const char *fmt, ...) PRINTF(2, 3);
+void watchdog_step_end(void);
+void watchdog_stop(void);
 /* init/handoff.c: never returns. */
 NORETURN void handoff(struct boot *b);
 /* init/rescue.c: the writable branch cannot be used; applies union.onfail

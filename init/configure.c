@@ -73,6 +73,9 @@ void configure(struct boot *b)
 			log_err("ignoring union.test.crashafter=\"%s\": not one of \"%s\"; booting normally",
 				c->crashafter, RESET_STEPS);
 	}
+	if (c->stall && crashpoint_stall_arm((unsigned)c->stall) < 0)
+		log_err("ignoring union.test.stall=%d: only test builds honour it; booting normally",
+			c->stall);
 	log_info("configured: %u read-only layer(s), writable branch %s, deadline %ds",
 		 b->nlower, c->upper[0] ? c->upper : "tmpfs", config_wait(c));
 }

@@ -171,7 +171,9 @@ static int copyup_fill(struct boot *b, int rw, const char *src, const char *then
 	img = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (img < 0)
 		return -errno;
+	watchdog_step(0, "copying the image into writable branch %s", dev); /* as long as it is big */
 	rc = copyup_apply(img, rw, id, b->copyup_reset != 0, b->cfg.upgrade, &res, &done);
+	watchdog_step_end();
 	close(img);
 	if (res.base_damaged)
 		log_warn("copy-up manifest on %s is damaged (%s); merged without it: files you deleted from the image may be back",

@@ -274,6 +274,26 @@ static void sleep_until_event(int sock, const struct want *w, unsigned nw, uint6
 		hotplug_drain(sock);
 }
 
+/* The watchdog's phase: the SPECs awaited, until the last deadline and a
+ * margin (none with rootwait): past that, the wait itself is stuck. */
+static void watch_wait(const struct want *w, unsigned nw, uint64_t now)
+{
+	char text[96], one[SPEC_VALUE_MAX + 16];
+	uint64_t last = now;
+	struct sbuf sb;
+
+	sbuf_init(&sb, text, sizeof(text));
+	for (unsigned i = 0; i < nw; i++) {
+		IGNORE(spec_format(w[i].spec, one, sizeof(one))); /* message only */
+		sbuf_addf(&sb, "%s%s", i ? ", " : "", one);
+		if (w[i].deadline_ms > last)
+			last = w[i].deadline_ms;
+	}
+	IGNORE(sbuf_done(&sb)); /* a cut list still says what is awaited */
+	watchdog_phase(last == UINT64_MAX ? 0 : (unsigned)((last - now) / 1000) + WD_MARGIN_S,
+		       "waiting for %s", text);
+}
+
 static uint64_t deadline_for(const struct boot *b, const struct spec *s, uint64_t now)
 {
 	int secs = s->deadline >= 0 ? s->deadline : config_wait(&b->cfg);
@@ -333,6 +353,7 @@ void devices_wait(struct boot *b)
 			      " (a persistence file must lie on the medium itself)" : "")); /* may cut */
 		want_failed(b, &w[i], why, sizeof(why));
 	}
+	watch_wait(w, nw, now);
 
 	for (;;) {
 		rc = blkdev_refresh(&b->devs);

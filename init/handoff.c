@@ -175,6 +175,8 @@ NORETURN void handoff(struct boot *b)
 		 (unsigned long long)(b->t_devices - b->t_modules),
 		 (unsigned long long)(b->t_mounts - b->t_devices));
 
+	watchdog_stop(); /* it must not outlive the initramfs it runs from */
+
 	/* --- commit --- */
 	IGNORE(sys_mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)); /* rootfs is private already */
 	for (size_t i = 0; i < ARRAY_SIZE(moved); i++) {

@@ -220,7 +220,9 @@ static int toram_copy(int fd, uint64_t size, const char *role)
 		static char buf[128 * 1024];
 		struct progress p = { role, size };
 
+		watchdog_step(0, "copying %s to RAM", role); /* it says its progress itself */
 		rc = fd_copy(fd, out, size, buf, sizeof(buf), toram_tick, &p);
+		watchdog_step_end();
 	}
 	if (out >= 0)
 		close(out);

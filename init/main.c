@@ -20,14 +20,20 @@ int main(int argc, char **argv, char **envp)
 	boot.envp = envp;
 
 	early_setup(&boot);     /* 1. /proc /sys /dev /run, console, kmsg */
+	watchdog_start();       /*    names a step PID 1 hangs in */
+	watchdog_phase(WD_PHASE_S, "reading the configuration");
 	configure(&boot);       /* 2. board defaults, then the command line */
 	noinitramfs_setup(&boot); /* booted without one: the root is the lower */
 	rescue_break(&boot, BREAK_MODULES, "modules");
+	watchdog_phase(WD_PHASE_S, "loading modules");
 	modules_load(&boot);    /* 3. modules in dependency order */
 	devices_wait(&boot);    /* 4. media, uevent driven, with deadlines */
+	watchdog_phase(WD_PHASE_S, "preparing a blank writable medium");
 	firstboot(&boot);       /*    a blank writable medium: union.format= */
 	rescue_break(&boot, BREAK_MOUNT, "mount");
+	watchdog_phase(WD_PHASE_S, "building the union");
 	union_build(&boot);     /* 5. layers, writable branch, union */
 	rescue_break(&boot, BREAK_SWITCH, "switch");
+	watchdog_phase(WD_PHASE_S, "handing over to the real init");
 	handoff(&boot);         /* 6.+7. branches to /run/unionroot, free, exec */
 }

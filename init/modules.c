@@ -146,7 +146,9 @@ static int load_one(const char *dir, const struct moddep_entry *e)
 	if (fd < 0)
 		return -errno;
 	t = sys_now_ms();
+	watchdog_step(WD_STEP_S, "loading module %.*s", (int)e->name_len, e->name);
 	rc = sys_finit_module(fd, params, 0);
+	watchdog_step_end();
 	close(fd);
 	log_debug("module %.*s: %s (%llu ms)", (int)e->name_len, e->name,
 		  rc == 0 ? "loaded" : rc == -EEXIST ? "already loaded" : strerror(-rc),

@@ -79,6 +79,7 @@ static NORETURN void plain_root(struct boot *b, const char *why)
 
 	log_err("%s; starting %s on the read-only root without a writable branch", why,
 		b->cfg.init);
+	watchdog_stop();
 	early_restore();
 	execve(b->cfg.init, argv, b->envp);
 	rescue_fatal(b, "no real init to start on the read-only root");

@@ -50,6 +50,7 @@ int rescue_shell(const char *why)
 		execve(SHELL, argv, envp);
 		_exit(127);
 	}
+	watchdog_step(0, "in the rescue shell"); /* a person takes their time */
 	for (;;) {
 		int status;
 		pid_t r = waitpid(-1, &status, 0);
@@ -57,6 +58,7 @@ int rescue_shell(const char *why)
 		if (r == pid || (r < 0 && errno == ECHILD))
 			break;
 	}
+	watchdog_step_end();
 	return 0;
 }
 

@@ -78,7 +78,7 @@ static int ended(pid_t pid, int kill_it, int *st)
 	return 1;
 }
 
-int tool_run(const char *path, char *const argv[], unsigned timeout_s)
+static int run_and_wait(const char *path, char *const argv[], unsigned timeout_s)
 {
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	uint64_t deadline = sys_now_ms() + (uint64_t)timeout_s * 1000u;
@@ -130,4 +130,14 @@ int tool_run(const char *path, char *const argv[], unsigned timeout_s)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + WTERMSIG(st);
+}
+
+int tool_run(const char *path, char *const argv[], unsigned timeout_s)
+{
+	int rc;
+
+	watchdog_step(timeout_s + WD_MARGIN_S, "running %s", path); /* it keeps its own limit */
+	rc = run_and_wait(path, argv, timeout_s);
+	watchdog_step_end();
+	return rc;
 }

@@ -72,8 +72,10 @@ static void mount_lowers(struct boot *b)
 			rescue_fatal(b, why);
 		}
 		modules_for_fs(b, type);
+		watchdog_step(WD_STEP_S, "mounting read-only layer %u %s (%s)", i + 1, b->lower_dev[i], type);
 		if (rc == 0)
 			rc = sys_mount(b->lower_dev[i], lower_dirs[i], type, MS_RDONLY, data);
+		watchdog_step_end();
 		if (rc < 0) {
 			IGNORE(strfmt(why, sizeof(why), "mounting read-only layer %u %s (%s) failed: %s%s",
 				      i + 1, b->lower_dev[i], type, strerror(-rc),
@@ -290,9 +292,12 @@ static int writable_branch(struct boot *b)
 		/* kept when a failsafe or kiosk boot goes on with a tmpfs: the
 		 * stick stays mounted at SAVEDIR, and in a kiosk is a layer */
 		b->root_flags = removable_flags(b);
+		watchdog_step(WD_STEP_S, "mounting writable branch %s (%s)", b->upper_dev, type);
+		crashpoint_stall(); /* tests: a mount that takes its time */
 		/* vfat: the kernel's default iocharset may be a module it lacks */
 		rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME | b->root_flags,
 			       b->cfg.upperflags[0] ? b->cfg.upperflags : media_mount_options(type));
+		watchdog_step_end();
 		if (rc < 0) {
 			IGNORE(strfmt(why, sizeof(why), "mounting writable branch %s (%s) failed: %s%s",
 				      b->upper_dev, type, strerror(-rc),

@@ -75,6 +75,7 @@ static const struct param params[] = {
 	STR("union.init", P_PATH, init),
 	FLAG("union.debug", debug),
 	STR("union.test.crashafter", P_WORD, crashafter),
+	UINT("union.test.stall", stall, 0, 600),
 	FLAG("quiet", quiet),
 	STR("root", P_SPEC, root),
 	STR("rootfstype", P_WORD, rootfstype),

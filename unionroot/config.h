@@ -52,6 +52,7 @@ struct config {
 	int debug;
 	int quiet;
 	char crashafter[CFG_WORD_MAX]; /* union.test.crashafter: test builds only */
+	int stall;                  /* union.test.stall, seconds: test builds only */
 	/* standard parameters */
 	char root[CFG_SPEC_MAX];
 	char rootfstype[CFG_WORD_MAX];

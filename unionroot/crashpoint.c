@@ -54,6 +54,26 @@ int crashpoint_hit(const char *step, void *ctx)
 	for (;;)
 		pause();
 }
+
+static unsigned stall_s;
+
+int crashpoint_stall_arm(unsigned seconds)
+{
+	stall_s = seconds;
+	return 0;
+}
+
+void crashpoint_stall(void)
+{
+	unsigned left = stall_s;
+
+	if (!left)
+		return;
+	stall_s = 0;
+	log_warn("test stall: sleeping %u s", left);
+	while ((left = sleep(left)) > 0)
+		;
+}
 #else
 int crashpoint_available(void)
 {
@@ -72,5 +92,15 @@ int crashpoint_hit(const char *step, void *ctx)
 	(void)step;
 	(void)ctx;
 	return 0;
+}
+
+int crashpoint_stall_arm(unsigned seconds)
+{
+	(void)seconds;
+	return -EPERM;
+}
+
+void crashpoint_stall(void)
+{
 }
 #endif

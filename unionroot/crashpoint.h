@@ -18,5 +18,11 @@ int crashpoint_arm(const char *step, int reboot) WUR;
 /* Called after each named step: returns 0, or never when armed for it. Has
  * the signature of reset_env.step. */
 int crashpoint_hit(const char *step, void *ctx);
+/* Arms a stall: PID 1 sleeps that many seconds where it calls
+ * crashpoint_stall() (in the writable branch's mount step), as a mount the
+ * kernel does not finish would hold it; once. 0, or -EPERM in a build
+ * without crash points. */
+int crashpoint_stall_arm(unsigned seconds) WUR;
+void crashpoint_stall(void);
 
 #endif

@@ -11,12 +11,10 @@ source "$(dirname "$0")/../lib.sh"
 scratch powercut
 U=/run/unionroot/bin/unionroot
 CUTS=${POWERCUT_CUTS:-5}
-
-# untouched LOG: the boot stopped before it mounted the writable branch (no
-# file system line of it, no union): what the cut left was not looked at
-untouched() {
-	! grep -aqE 'EXT4-fs \(vd|jffs2|UBIFS|unionroot: (root:|factory reset)' "$1"
-}
+# extra kernel parameters for every boot (union.debug to hunt a stall), and
+# which series to run
+APPEND=${POWERCUT_APPEND:-}
+SERIES=${POWERCUT_SERIES:-ext4 jffs2}
 
 # series NAME BOARD FILES: CUTS cuts on that board's writable medium.
 series() {
@@ -48,34 +46,31 @@ series() {
 
 	cut=0
 	bad=0
-	retried=0
 	while [ $cut -lt "$CUTS" ]; do
 		cut=$((cut + 1))
-		if ! boot "$T/setup$cut.log" "$DATA" "$SETUP" --cache none || ! grep -q '^MARK-requested' "$T/setup$cut.log"; then
+		t0=$(date +%s.%N)
+		if ! boot "$T/setup$cut.log" "$DATA" "$SETUP" --cache none --append "$APPEND" || ! grep -q '^MARK-requested' "$T/setup$cut.log"; then
 			fail "$name: power cut $cut: the user's tree and a reset request are set up" "see $T/setup$cut.log"
 			keep_log "$T/setup$cut.log"
 			bad=1
 			break
 		fi
-		# somewhere between the kernel's start and well after the switch
-		delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.1f", 2.5 + rand() * 5.5 }')
+		# somewhere between the kernel's start and well after the switch,
+		# measured on the setup boot: QEMU's own start (firmware, loading
+		# the kernel: its wall time less the guest's last uptime) comes
+		# first, then the guest's time to the switch, which a busy host
+		# stretches; a fixed window from QEMU's start cut most boots before
+		# the kernel ran
+		delay=$(awk -v s="$RANDOM" -v t0="$t0" -v t1="$(date +%s.%N)" \
+			-v up="$(sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p' "$T/setup$cut.log" | tail -1)" \
+			-v sw="$(sed -n 's/^\[ *\([0-9.]*\)\] unionroot: switching to .*/\1/p' "$T/setup$cut.log")" \
+			'BEGIN { srand(s); fw = t1 - t0 - up; if (fw < 0) fw = 0
+				printf "%.1f", fw + (sw ? sw : 4) * (0.3 + rand() * 1.3) }')
 		"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$DATA" --cache none --cmd 'sleep 30' \
-			--timeout "$delay" --log "$T/cut$cut.log" >/dev/null 2>&1
-		booted=1
-		boot "$T/after$cut.log" "$DATA" "$PROBE" --cache none || booted=0
-		if [ $booted = 0 ] && untouched "$T/after$cut.log"; then
-			# a rare TCG stall (seen once in many runs: no output for 120 s
-			# right after the lower mount, before the branch's module and
-			# mount): that boot never reached what the cut left, so the
-			# same question is asked again, and said
-			echo "$name: power cut $cut: the next boot stalled before touching the writable branch; booting again" >&2
-			keep_log "$T/after$cut.log"
-			mv "$T/after$cut.log" "$T/stalled$cut.log"
-			retried=$((retried + 1))
-			booted=1
-			boot "$T/after$cut.log" "$DATA" "$PROBE" --cache none || booted=0
-		fi
-		if [ $booted = 0 ]; then
+			--append "$APPEND" --timeout "$delay" --log "$T/cut$cut.log" >/dev/null 2>&1
+		# a boot that stalls (no power-off within BOOT_TIMEOUT) fails like
+		# any other: PID 1's watchdog line in its log says where it hung
+		if ! boot "$T/after$cut.log" "$DATA" "$PROBE" --cache none --append "$APPEND"; then
 			fail "$name: power cut $cut at ${delay} s: the next boot is clean" "see $BUILD/tests/"
 			keep_log "$T/cut$cut.log" "$T/after$cut.log"
 			bad=1
@@ -97,10 +92,8 @@ series() {
 			bad=1
 		fi
 	done
-	local said=""
-	[ "$retried" -gt 0 ] && said=" ($retried boot(s) stalled before the branch and were booted again)"
-	[ $bad = 0 ] && pass "$name: $CUTS random power cuts during a reset of $FILES files: each next boot is factory and clean$said"
+	[ $bad = 0 ] && pass "$name: $CUTS random power cuts during a reset of $FILES files: each next boot is factory and clean"
 }
 
-series ext4 qemu-x86_64 "${POWERCUT_FILES:-2000}"
-series jffs2 qemu-x86_64-flash "${POWERCUT_FLASH_FILES:-500}"
+case " $SERIES " in *" ext4 "*) series ext4 qemu-x86_64 "${POWERCUT_FILES:-2000}" ;; esac
+case " $SERIES " in *" jffs2 "*) series jffs2 qemu-x86_64-flash "${POWERCUT_FLASH_FILES:-500}" ;; esac

@@ -67,6 +67,7 @@ static void every_parameter_of_the_spec_is_accepted(void)
 		"union.ubi=mtd:ubi", "union.fsck=0", "union.warnfull=80", "union.init=/bin/sh",
 		"union.debug", "root=PARTUUID=0a1b2c3d-01", "rootfstype=squashfs", "rootflags=noatime",
 		"rootwait", "rootdelay=5", "init=/sbin/init", "ro", "rw", "quiet",
+		"union.test.stall=26",
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		struct config c;
@@ -98,6 +99,7 @@ static void bad_values_are_named_and_defaults_kept(void)
 		{ "union.upper=UUID=zz-top", "hex" },   { "union.lower=/dev/../etc/x", "leaves /dev" },
 		{ "union.lower=LABEL=x:/a/../../b", ".." },
 		{ "union.removable=nosuid", "union.removable" },
+		{ "union.test.stall=601", "out of range" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct config c, d;
