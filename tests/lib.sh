@@ -115,3 +115,30 @@ boot() {
 	fi
 	grep -q '^real-init: cmd exit=' "$log"
 }
+
+# The power-cut stories' guest commands around a reset of FILES files:
+# reset_setup FILES writes the user's tree and asks for a reset (says
+# MARK-requested); reset_probe FILES tells what the next boot sees, all of
+# the tree or none of it (MARK-state=old, factory or mixed), and whether
+# the request is still pending (MARK-pending=).
+reset_setup() {
+	# shellcheck disable=SC2016 # expanded in the guest
+	printf '%s' '
+		mkdir -p /root/many && cd /root/many || exit 1
+		i=0; while [ $i -lt '"$1"' ]; do echo $i >f$i; i=$((i + 1)); done
+		echo old >/root/old; rm /etc/factory-file; sync
+		/run/unionroot/bin/unionroot reset --yes >/dev/null && echo MARK-requested'
+}
+reset_probe() {
+	# shellcheck disable=SC2016 # expanded in the guest
+	printf '%s' '
+		n=$(ls /root/many 2>/dev/null | wc -l)
+		if [ -e /root/old ] && [ "$n" = '"$1"' ] && [ ! -e /etc/factory-file ]; then
+			echo MARK-state=old
+		elif [ ! -e /root/old ] && [ "$n" = 0 ] && [ "$(cat /etc/factory-file)" = factory ]; then
+			echo MARK-state=factory
+		else
+			echo "MARK-state=mixed old=$([ -e /root/old ] && echo y) files=$n factory=$(cat /etc/factory-file 2>/dev/null)"
+		fi
+		echo "MARK-pending=$(/run/unionroot/bin/unionroot status | sed -n "s/^reset_pending=//p")"'
+}

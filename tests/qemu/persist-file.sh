@@ -91,21 +91,8 @@ cut_boot() { # LOG MARKER SECONDS CMD: a boot killed 0.5 to 0.5+SECONDS s after 
 	grep -aq "$2" "$1"
 }
 stick "$T/stick.img" STICK 64 "$T/persistence.img:/persistence.img"
-PROBE='
-	n=$(ls /root/many 2>/dev/null | wc -l)
-	if [ -e /root/old ] && [ "$n" = '"$FILES"' ] && [ ! -e /etc/factory-file ]; then
-		echo MARK-state=old
-	elif [ ! -e /root/old ] && [ "$n" = 0 ] && [ "$(cat /etc/factory-file)" = factory ]; then
-		echo MARK-state=factory
-	else
-		echo "MARK-state=mixed old=$([ -e /root/old ] && echo y) files=$n"
-	fi
-	echo "MARK-pending=$('"$U"' status | sed -n "s/^reset_pending=//p")"'
-SETUP='
-	mkdir -p /root/many && cd /root/many || exit 1
-	i=0; while [ $i -lt '"$FILES"' ]; do echo $i >f$i; i=$((i + 1)); done
-	echo old >/root/old; rm /etc/factory-file; sync
-	'"$U"' reset --yes >/dev/null && echo MARK-requested'
+PROBE=$(reset_probe "$FILES")
+SETUP=$(reset_setup "$FILES")
 WRITER='i=0; while :; do dd if=/dev/urandom of=/root/w$((i % 8)) bs=64k count=16 2>/dev/null; i=$((i + 1)); done'
 bad=0
 # a cut while the root writes: what was synced before stays

@@ -9,7 +9,6 @@
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 scratch powercut
-U=/run/unionroot/bin/unionroot
 CUTS=${POWERCUT_CUTS:-5}
 # extra kernel parameters for every boot (union.debug to hunt a stall), and
 # which series to run
@@ -28,21 +27,8 @@ series() {
 		new_data "$DATA"
 	fi
 	# What the next boot must see: all of the user's tree, or none of it.
-	PROBE='
-		n=$(ls /root/many 2>/dev/null | wc -l)
-		if [ -e /root/old ] && [ "$n" = '"$FILES"' ] && [ ! -e /etc/factory-file ]; then
-			echo MARK-state=old
-		elif [ ! -e /root/old ] && [ "$n" = 0 ] && [ "$(cat /etc/factory-file)" = factory ]; then
-			echo MARK-state=factory
-		else
-			echo "MARK-state=mixed old=$([ -e /root/old ] && echo y) files=$n factory=$(cat /etc/factory-file 2>/dev/null)"
-		fi
-		echo "MARK-pending=$('"$U"' status | sed -n "s/^reset_pending=//p")"'
-	SETUP='
-		mkdir -p /root/many && cd /root/many || exit 1
-		i=0; while [ $i -lt '"$FILES"' ]; do echo $i >f$i; i=$((i + 1)); done
-		echo old >/root/old; rm /etc/factory-file; sync
-		'"$U"' reset --yes >/dev/null && echo MARK-requested'
+	PROBE=$(reset_probe "$FILES")
+	SETUP=$(reset_setup "$FILES")
 
 	cut=0
 	bad=0
