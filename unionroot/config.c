@@ -10,6 +10,7 @@
 #include "cmdline.h"
 #include "sbuf.h"
 #include "spec.h"
+#include "verity.h"
 
 enum ptype {
 	P_SPECLIST, /* union.lower */
@@ -23,6 +24,7 @@ enum ptype {
 	P_FLAG,     /* bare, =1 or =0 */
 	P_SIZE,     /* tmpfs size: N[kKmMgG] or N% */
 	P_BREAK,    /* comma list of phases */
+	P_VERITY,   /* union.verity: verity_args_parse */
 };
 
 struct param {
@@ -43,6 +45,7 @@ static const char *const scan_names[] = { "all", "removable" };
 static const char *const removable_names[] = { "nodev,nosuid", "nodev", "none" };
 static const char *const session_names[] = { "persistent", "volatile" };
 static const char *const format_names[] = { "ext4", "f2fs", "vfat", "jffs2" };
+static const char *const onerror_names[] = { "eio", "restart", "panic" };
 static const char *const break_names[] = { "modules", "mount", "switch" };
 
 #define STR(k, t, f) { k, t, offsetof(struct config, f), sizeof(((struct config *)0)->f), NULL, 0, 0, 0 }
@@ -70,6 +73,8 @@ static const struct param params[] = {
 	ENUM("union.removable", removable, removable_names, -1),
 	STR("union.format", P_ENUM, format),
 	STR("union.ubi", P_SPEC, ubi),
+	STR("union.verity", P_VERITY, verity),
+	ENUM("union.verity.onerror", verity_onerror, onerror_names, -1),
 	FLAG("union.fsck", fsck),
 	UINT("union.warnfull", warnfull, 1, 100),
 	STR("union.init", P_PATH, init),
@@ -240,6 +245,11 @@ static const char *check_string(const struct param *p, const char *v)
 		return is_word(v) ? NULL : "not a file system type name";
 	case P_SIZE:
 		return is_size(v) ? NULL : "want a size like 256M or 50%";
+	case P_VERITY: {
+		struct verity_arg args[SPEC_LIST_MAX];
+
+		return verity_args_parse(v, args, SPEC_LIST_MAX, why, sizeof(why)) < 0 ? why : NULL;
+	}
 	case P_ENUM: /* string-valued enum: union.format */
 		return find_name(format_names, ARRAY_SIZE(format_names), v) >= 0
 			       ? NULL : "want ext4, f2fs, vfat or jffs2";

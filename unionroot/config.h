@@ -46,6 +46,8 @@ struct config {
 	int removable;              /* enum cfg_removable */
 	char format[CFG_WORD_MAX];  /* union.format, "" = never */
 	char ubi[CFG_SPEC_MAX];
+	char verity[CFG_LIST_MAX];  /* union.verity: verity_args_parse */
+	int verity_onerror;         /* enum verity_onerror (verity.h) */
 	int fsck;
 	int warnfull;
 	char init[CFG_PATH_MAX];    /* union.init / init=, "" = the fallback list */

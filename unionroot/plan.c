@@ -87,6 +87,31 @@ static void decide_branch(const struct plan_facts *f, struct plan *p)
 	}
 }
 
+const struct verity_arg *plan_verity(const struct plan *p, unsigned n)
+{
+	for (unsigned i = 0; i < p->nverity; i++)
+		if (p->verity[i].layer == n)
+			return &p->verity[i];
+	return NULL;
+}
+
+/* Which layers are verified (union.verity was validated; a value that no
+ * longer parses verifies nothing, and config said why) and what a refusal
+ * does: a read-only layer has no volatile stand-in, so tmpfs means stop. */
+static void decide_verity(const struct config *c, struct plan *p)
+{
+	struct spec specs[SPEC_LIST_MAX];
+	char why[CFG_ERR_MAX];
+	int n = verity_args_parse(c->verity, p->verity, SPEC_LIST_MAX, why, sizeof(why));
+	int layers = spec_list_parse(p->lowers, specs, SPEC_LIST_MAX, why, sizeof(why));
+
+	p->nverity = n > 0 ? (unsigned)n : 0;
+	p->nlayers = layers > 0 ? (unsigned)layers : 0;
+	p->verity_fail = c->onfail == ONFAIL_REBOOT ? VFAIL_REBOOT :
+			 c->onfail == ONFAIL_HALT   ? VFAIL_HALT :
+						      VFAIL_RESCUE;
+}
+
 void plan_build(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
@@ -97,6 +122,7 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	 * came from (board or command line), so root= cannot be ranked yet */
 	p->lowers = c->lower[0] ? c->lower : c->root;
 	p->upper_kind = configured_kind(c);
+	decide_verity(c, p);
 	if (p->upper_kind == UPPER_DEVICE && branch_unusable(f)) {
 		p->upper_failed = 1;
 		p->upper_kind = c->onfail == ONFAIL_REBOOT || c->onfail == ONFAIL_HALT ? UPPER_NONE :

@@ -10,13 +10,18 @@
 #include "config.h"
 #include "decide.h"
 #include "defs.h"
+#include "spec.h"
 #include "state.h"
+#include "verity.h"
 
 #define PLAN_WHY_MAX 200
 #define PLAN_TEXT_MAX 2048
 
 enum upper_kind { UPPER_DEVICE, UPPER_TMPFS, UPPER_NONE };
 enum plan_backend { PLAN_OVERLAY, PLAN_COPYUP, PLAN_READONLY, PLAN_STOP };
+/* A read-only layer refused by verity: the boot stops there, as for a
+ * missing medium (rescue shell, else a reboot), or as union.onfail says. */
+enum plan_verity_fail { VFAIL_RESCUE, VFAIL_REBOOT, VFAIL_HALT };
 enum plan_presence { PRESENT_UNKNOWN = -1, PRESENT_NO = 0, PRESENT_YES = 1 };
 
 struct plan_facts {
@@ -45,7 +50,13 @@ struct plan {
 	int reset_mode;                /* enum reset_mode */
 	const char *reset_why;
 	int session;                   /* kiosk: the saved branch under a tmpfs */
+	struct verity_arg verity[SPEC_LIST_MAX]; /* the layers to verify */
+	unsigned nverity;
+	unsigned nlayers;              /* read-only layers configured */
+	int verity_fail;               /* enum plan_verity_fail */
 };
+/* The verity entry of read-only layer n (1-based), NULL when unverified. */
+const struct verity_arg *plan_verity(const struct plan *p, unsigned n);
 
 void plan_build(const struct plan_facts *f, struct plan *p);
 /* The writable branch's file system as the plan uses it ("tmpfs", "" unknown). */

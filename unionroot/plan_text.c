@@ -83,6 +83,38 @@ static void branch_lines(struct sbuf *sb, const struct plan *p)
 		sbuf_add(sb, "no: unchanged since the last boot\n");
 }
 
+static void verity_lines(struct sbuf *sb, const struct plan *p)
+{
+	static const char *const fail[] = { "the boot stops (rescue shell, else reboot)",
+					    "reboot (union.onfail=reboot)",
+					    "power off (union.onfail=halt)" };
+
+	if (!p->nverity)
+		return; /* the golden plans without verity stay as they were */
+	for (unsigned i = 0; i < p->nverity; i++) {
+		const struct verity_arg *a = &p->verity[i];
+
+		sbuf_addf(sb, KEY "layer %u: root hash %s, ", "verity", a->layer, a->root);
+		if (a->layer > p->nlayers)
+			sbuf_add(sb, "no such layer: ignored\n");
+		else if (a->hashdev[0])
+			sbuf_addf(sb, "hash tree on %s", a->hashdev);
+		else
+			sbuf_add(sb, "hash tree appended to the image");
+		if (a->layer > p->nlayers)
+			continue;
+		if (a->offset != VERITY_OFFSET_AUTO)
+			sbuf_addf(sb, " at byte %llu", (unsigned long long)a->offset);
+		else
+			sbuf_add(sb, " after the file system's end");
+		sbuf_add(sb, a->nosb ? ", geometry from the command line\n" : ", geometry from its superblock\n");
+	}
+	sbuf_addf(sb, KEY "verity mismatch at setup: %s; corrupt block at read time: %s\n", "",
+		  fail[p->verity_fail], p->facts->cfg->verity_onerror == VERITY_EIO ? "I/O error to the reader" :
+		  p->facts->cfg->verity_onerror == VERITY_RESTART ? "restart (union.verity.onerror=restart)" :
+		  "kernel panic (union.verity.onerror=panic)");
+}
+
 int plan_format(const struct plan *p, char *buf, size_t cap)
 {
 	const struct config *c = p->facts->cfg;
@@ -95,6 +127,7 @@ int plan_format(const struct plan *p, char *buf, size_t cap)
 		IGNORE(strcopy(spec, sizeof(spec), c->upper)); /* same size as c->upper or more */
 	sbuf_init(&sb, buf, cap);
 	sbuf_addf(&sb, KEY "%s\n", "layers", p->lowers[0] ? p->lowers : "none");
+	verity_lines(&sb, p);
 	upper_line(&sb, p, spec);
 	backend_line(&sb, p);
 	if (p->upper_kind == UPPER_DEVICE || p->decided.failsafe)
