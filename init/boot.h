@@ -37,6 +37,7 @@ struct boot {
 	char lower_dev[SPEC_LIST_MAX][48];
 	char lower_type[SPEC_LIST_MAX][16];
 	char lower_via[SPEC_LIST_MAX][SPEC_PATHS_MAX * 64]; /* medium:path..., "" */
+	char lower_verity[SPEC_LIST_MAX][256]; /* "verified ...", "" when not asked */
 	char upper_dev[48];
 	char upper_type[16];
 	char upper_medium[48];             /* a persistence file's medium, "" */
@@ -79,6 +80,8 @@ void configure(struct boot *b);
 void modules_load(struct boot *b);
 /* Loads what a mount of this file system type needs, if not loaded yet. */
 void modules_for_fs(struct boot *b, const char *type);
+/* Loads modules by name (space-separated) with their dependencies, once. */
+void modules_by_name(const char *names);
 /* Loads the carried drivers whose modules.alias patterns match a device's
  * modalias (devpath names the device in the debug log). */
 void modules_for_device(const char *modalias, const char *devpath);
@@ -141,6 +144,10 @@ void firstboot(struct boot *b);
 void noinitramfs_setup(struct boot *b);
 int noinitramfs_lower(const char *dir) WUR;
 int noinitramfs_switch(void) WUR;
+/* init/verity.c: the layers the plan verifies get a dm-verity device
+ * that replaces lower_dev; a layer that fails verification is refused
+ * (never mounted unverified) and the boot stops as the plan says. */
+void verity_layers(struct boot *b);
 /* init/union.c */
 void union_build(struct boot *b);
 /* room.c: a full writable branch gives up its reserve before anything is
@@ -182,6 +189,8 @@ void onfail(struct boot *b, const char *why);
 /* init/rescue.c */
 void rescue_break(struct boot *b, int phase, const char *name);
 NORETURN void rescue_fatal(struct boot *b, const char *why);
+/* A read-only layer refused by verity: the plan's verity_fail. */
+NORETURN void rescue_verity(struct boot *b, const char *why);
 int rescue_have_shell(void);
 /* Runs the rescue shell and waits for it; 0 when it ran. */
 int rescue_shell(const char *why);

@@ -241,7 +241,9 @@ static void load_list(unsigned *loaded, unsigned *failed, unsigned *builtin, uns
 		if (!n)
 			continue;
 		rc = moddep_find(&m.md, name, n);
-		if (rc >= 0 && strncmp(m.md.e[rc].path, "kernel/fs/", 10) == 0) {
+		/* device-mapper loads when a layer asks for verity */
+		if (rc >= 0 && (strncmp(m.md.e[rc].path, "kernel/fs/", 10) == 0 ||
+				strncmp(m.md.e[rc].path, "kernel/drivers/md/", 18) == 0)) {
 			(*deferred)++;
 			continue;
 		}
@@ -367,6 +369,12 @@ static void load_names(const char *names)
 	load_order(count, &loaded, &failed);
 	if (loaded || failed)
 		log_debug("on demand: %u module(s) loaded, %u failed", loaded, failed);
+}
+
+void modules_by_name(const char *names)
+{
+	if (m.ready)
+		load_names(names);
 }
 
 void modules_for_fs(struct boot *b, const char *type)

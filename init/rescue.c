@@ -102,6 +102,19 @@ NORETURN void rescue_fatal(struct boot *b, const char *why)
 	power(RB_AUTOBOOT, "rebooting");
 }
 
+void rescue_verity(struct boot *b, const char *why)
+{
+	if (b->plan.verity_fail == VFAIL_HALT) {
+		log_err("%s; powering off (union.onfail=halt)", why);
+		power(RB_POWER_OFF, "powering off");
+	}
+	if (b->plan.verity_fail == VFAIL_REBOOT) {
+		log_err("%s; rebooting (union.onfail=reboot)", why);
+		power(RB_AUTOBOOT, "rebooting");
+	}
+	rescue_fatal(b, why);
+}
+
 void onfail(struct boot *b, const char *why)
 {
 	struct sbuf sb;

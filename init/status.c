@@ -59,6 +59,8 @@ void status_write(struct boot *b)
 			  b->lower_dev[i], b->lower_type[i], i);
 		if (b->lower_via[i][0])
 			sbuf_addf(&sb, "lower%u_image=%s\n", i + 1, b->lower_via[i]);
+		sbuf_addf(&sb, "lower%u_verity=%s\n", i + 1,
+			  b->lower_verity[i][0] ? b->lower_verity[i] : "off (union.verity not set)");
 		IGNORE(strfmt(spec, sizeof(spec), "lower%u_driver", i + 1)); /* fits */
 		add_driver(&sb, spec, b->lower_via[i][0] ? b->lower_via[i] : b->lower_dev[i]);
 	}

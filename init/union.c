@@ -427,6 +427,7 @@ void union_build(struct boot *b)
 {
 	int rw = -1, rc;
 
+	verity_layers(b);       /* before any mount: a refused layer is never mounted */
 	mount_lowers(b);
 	IGNORE(sys_mkdir_p(NEWROOT, 0755)); /* the initramfs ships it */
 	copyup_choose(b);
