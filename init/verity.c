@@ -132,7 +132,7 @@ static void one_layer(struct boot *b, unsigned i, const struct verity_arg *a)
 		rescue_verity(b, why);
 	}
 	IGNORE(strfmt(b->lower_verity[i], sizeof(b->lower_verity[i]),
-		      "verified, root hash %s, %s over %s (hash tree on %s at byte %llu; on corruption: %s)",
+		      "verified, root hash %s, %s over %s (hash tree on %s at byte %llu; a bad block read: %s)",
 		      a->root, node, b->lower_dev[i], v.hash, (unsigned long long)v.offset,
 		      verity_onerror_name(b->cfg.verity_onerror))); /* a cut status line is fine */
 	log_info("read-only layer %u: %s verified by dm-verity as %s", i + 1, b->lower_dev[i], node);

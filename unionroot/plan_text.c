@@ -109,7 +109,7 @@ static void verity_lines(struct sbuf *sb, const struct plan *p)
 			sbuf_add(sb, " after the file system's end");
 		sbuf_add(sb, a->nosb ? ", geometry from the command line\n" : ", geometry from its superblock\n");
 	}
-	sbuf_addf(sb, KEY "verity mismatch at setup: %s; corrupt block at read time: %s\n", "",
+	sbuf_addf(sb, KEY "verity mismatch at setup: %s; a bad block at read time: %s\n", "",
 		  fail[p->verity_fail], p->facts->cfg->verity_onerror == VERITY_EIO ? "I/O error to the reader" :
 		  p->facts->cfg->verity_onerror == VERITY_RESTART ? "restart (union.verity.onerror=restart)" :
 		  "kernel panic (union.verity.onerror=panic)");
