@@ -35,9 +35,9 @@ if [ "${#ROOT}" != 64 ] || [ $((SIZE % 4096)) != 0 ]; then
 fi
 # flip_at FILE OFFSET: one byte of FILE changed in place
 flip_at() {
-	local b
-	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
-	printf "$(printf '\\%03o' $(((b + 1) % 256)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+	python3 -c 'import sys
+f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); b = f.read(1)
+f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 1]))' "$1" "$2"
 }
 # where the probe's bytes sit in the image: a 64-byte run from its middle
 PROBE_AT=$(python3 -c '
