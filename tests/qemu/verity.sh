@@ -25,7 +25,8 @@ U=/run/unionroot/bin/unionroot
 unsquashfs -q -d "$T/root" "$OUTDIR/rootfs.squashfs" >/dev/null
 head -c 262144 /dev/urandom >"$T/root/verity-probe"
 SUM=$(md5sum <"$T/root/verity-probe" | cut -d' ' -f1)
-mksquashfs "$T/root" "$T/good.img" -noappend -quiet -all-root >/dev/null
+mksquashfs "$T/root" "$T/plain.img" -noappend -quiet -all-root >/dev/null
+cp "$T/plain.img" "$T/good.img"
 SIZE=$(stat -c %s "$T/good.img")
 ROOT=$(veritysetup format --hash-offset="$SIZE" --data-blocks=$((SIZE / 4096)) \
 	"$T/good.img" "$T/good.img" | sed -n 's/^Root hash:[[:space:]]*//p')
@@ -78,6 +79,17 @@ if [ "$PROBE_AT" -gt 0 ] 2>/dev/null; then
 else
 	fail "the probe file is found in the image" "offset '$PROBE_AT'"
 fi
+
+# 2b. the tree on a device of its own, without a superblock: the geometry
+# and salt come from the command line
+SALT=00112233445566778899aabbccddeeff
+ROOT2=$(veritysetup format --no-superblock --salt=$SALT "$T/plain.img" "$T/tree-only.img" |
+	sed -n 's/^Root hash:[[:space:]]*//p')
+boot "$T/sep.log" none "$U"' status | sed "s/^/STATUS: /"
+	echo "SUM: $(md5sum </verity-probe | cut -d" " -f1)"' --lower "$T/plain.img" --disk "$T/tree-only.img" \
+	--append "union.upper=tmpfs union.verity=$ROOT2:hash=/dev/vdb:nosb:salt=$SALT"
+expect "a tree on its own device verifies the layer" "$T/sep.log" "^STATUS: lower1_verity=verified, root hash $ROOT2, /dev/dm-[0-9]+ over /dev/vda \\(hash tree on /dev/vdb at byte 0"
+expect "and the verified file reads back whole" "$T/sep.log" "^SUM: $SUM"
 
 # 3. one byte flipped in the hash tree's top block: refused at setup; the
 # default ends the boot (no rescue shell in this initramfs: a reboot)
