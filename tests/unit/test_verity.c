@@ -214,7 +214,36 @@ static void plan_names_what_is_verified(void)
 	CHECK_INT(p.verity_fail, VFAIL_RESCUE);
 }
 
+static void count_err(const char *msg, void *ctx)
+{
+	int *n = ctx;
+
+	if (strstr(msg, "union.verity"))
+		(*n)++;
+}
+
+static void config_takes_union_verity(void)
+{
+	struct config c;
+	int errs = 0;
+
+	config_defaults(&c);
+	CHECK_INT(c.verity_onerror, VERITY_EIO);
+	CHECK_INT(config_apply(&c, "union.verity", "2:" ROOT, count_err, &errs), 1);
+	CHECK_STR(c.verity, "2:" ROOT);
+	CHECK_INT(config_apply(&c, "union.verity.onerror", "restart", count_err, &errs), 1);
+	CHECK_INT(c.verity_onerror, VERITY_RESTART);
+	CHECK_INT(errs, 0);
+	CHECK_INT(config_apply(&c, "union.verity", "2:xyz", count_err, &errs), 1);
+	CHECK_INT(errs, 1);
+	CHECK_STR(c.verity, "2:" ROOT);
+	CHECK_INT(config_apply(&c, "union.verity.onerror", "ignore", count_err, &errs), 1);
+	CHECK_INT(errs, 2);
+	CHECK_INT(c.verity_onerror, VERITY_RESTART);
+}
+
 UNIT_SUITE(verity,
+	   { "union.verity and its onerror go through the config", config_takes_union_verity },
 	   { "the superblock veritysetup writes parses", superblock_from_veritysetup_parses },
 	   { "bad superblocks are refused", bad_superblocks_are_refused },
 	   { "the tree starts after the superblock", the_tree_starts_after_the_superblock },
