@@ -33,13 +33,25 @@ SAN     ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 HCFLAGS := $(BASE) -O1 -g $(SAN) -DUNIONROOT_TEST
 HLDFLAGS:= $(SAN)
 
-LIB_SRC  := $(sort $(wildcard unionroot/*.c))
+# COPYUP=0 leaves the copy-up backend out (boards whose writable branch is
+# always an overlay upper); copyup_none.c answers for it. The plan knows
+# (UNIONROOT_NO_COPYUP): a branch that needs copy-up falls to union.onfail.
+COPYUP   ?= 1
+COPYUP_SRC := unionroot/copyup.c unionroot/copyup_apply.c unionroot/copyup_rec.c \
+              unionroot/copyup_diff.c unionroot/manifest.c unionroot/cmd_copyup.c
+NOCOPYUP_SRC := unionroot/copyup_none.c
+LIB_SRC  := $(filter-out $(NOCOPYUP_SRC),$(sort $(wildcard unionroot/*.c)))
 INIT_SRC := $(sort $(wildcard init/*.c))
+T_SRC    := $(LIB_SRC) $(INIT_SRC)
+ifeq ($(COPYUP),0)
+T_SRC    := $(filter-out $(COPYUP_SRC),$(T_SRC)) $(NOCOPYUP_SRC)
+TCFLAGS  += -DUNIONROOT_NO_COPYUP
+endif
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 TOOL_SRC := $(filter-out tools/mkcpio.c,$(sort $(wildcard tools/*.c)))
 HDRS     := $(wildcard unionroot/*.h init/*.h tests/unit/*.h tools/*.h)
 
-T_OBJ := $(patsubst %.c,$(BUILD)/target/%.o,$(LIB_SRC) $(INIT_SRC))
+T_OBJ := $(patsubst %.c,$(BUILD)/target/%.o,$(T_SRC))
 H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 # init/ files whose work the unit tests run for real (processes, no root)
 UNIT_INIT := init/tool.c init/watchdog.c
@@ -100,6 +112,12 @@ BOARD_BIN := $(BUILD)/$(or $(BOARD_BIN),unionroot)
 $(BUILD)/aarch64/unionroot:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/aarch64 MUSLARCH=aarch64-linux-musl \
 		CROSS_COMPILE=aarch64-linux-gnu- UAPI_ASM=/usr/aarch64-linux-gnu/include/asm $@
+
+# The overlay-only build (COPYUP=0) in a build directory of its own, as its
+# objects differ; a board names it with UNIONROOT=overlay/unionroot.
+.PHONY: $(BUILD)/overlay/unionroot
+$(BUILD)/overlay/unionroot:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/overlay COPYUP=0 $@
 
 $(BUILD)/host/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
