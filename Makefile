@@ -81,9 +81,11 @@ $(BUILD)/target/%.o: %.c $(HDRS) $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(MUSLCC) $(TCFLAGS) -c $< -o $@
 
+# The link map (unionroot.map) names every libc member linked: the size
+# test reads it (no vfprintf, no malloc).
 $(BUILD)/unionroot: $(T_OBJ)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
+	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) -Wl,-Map=$@.map $^ -o $@
 	$(Q)size=$$(stat -c %s $@); echo "  SIZE    $@ $$size bytes"
 
 # The test build: the same binary plus crash points (union.test.crashafter)

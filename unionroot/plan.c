@@ -75,6 +75,7 @@ static void without_copyup(const struct plan_facts *f, struct plan *p)
 	p->copyup_missing = p->backend_why;
 	if (p->upper_kind == UPPER_DEVICE) {
 		p->upper_failed = 1;
+		p->upper_needs_copyup = 1;
 		p->upper_kind = c->onfail == ONFAIL_REBOOT || c->onfail == ONFAIL_HALT ? UPPER_NONE :
 											  UPPER_TMPFS;
 		memset(&p->decided, 0, sizeof(p->decided));

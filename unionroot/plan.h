@@ -54,6 +54,7 @@ struct plan {
 	const char *reset_why;
 	int session;                   /* kiosk: the saved branch under a tmpfs */
 	const char *copyup_missing;    /* why copy-up was needed, in a build without it */
+	int upper_needs_copyup;        /* so the writable device falls to union.onfail */
 };
 
 /* Why a writable branch fails in a build without copy-up: its device or
