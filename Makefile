@@ -16,13 +16,15 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wimplicit-fallthroug
            -Wmissing-prototypes -Wstrict-prototypes
 BASE    := -std=c11 -D_GNU_SOURCE $(WARN) -Iunionroot -Iinit -fstack-protector-strong
 
-# The shipped binary: musl, static, small. The kernel's UAPI headers come from
+# The shipped binary: musl, static, small. UNIONROOT_OWN_VFPRINTF: the
+# printf family formats with unionroot/fmt.c instead of musl's vfprintf
+# (10 KB, half of it floating point). The kernel's UAPI headers come from
 # a directory that holds only linux/, asm/, asm-generic/, mtd/ so that no glibc
 # header can sneak into the musl build.
 UAPI    := $(BUILD)/uapi
 TCFLAGS := $(BASE) -Os -ffunction-sections -fdata-sections -D_FORTIFY_SOURCE=2 \
            -fno-asynchronous-unwind-tables -fno-unwind-tables \
-           -isystem $(UAPI) -fPIE
+           -isystem $(UAPI) -fPIE -DUNIONROOT_OWN_VFPRINTF
 TLDFLAGS:= -static-pie -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now \
            -Wl,-z,noseparate-code -Wl,--build-id=none -s
 
@@ -31,13 +33,25 @@ SAN     ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 HCFLAGS := $(BASE) -O1 -g $(SAN) -DUNIONROOT_TEST
 HLDFLAGS:= $(SAN)
 
-LIB_SRC  := $(sort $(wildcard unionroot/*.c))
+# COPYUP=0 leaves the copy-up backend out (boards whose writable branch is
+# always an overlay upper); copyup_none.c answers for it. The plan knows
+# (UNIONROOT_NO_COPYUP): a branch that needs copy-up falls to union.onfail.
+COPYUP   ?= 1
+COPYUP_SRC := unionroot/copyup.c unionroot/copyup_apply.c unionroot/copyup_rec.c \
+              unionroot/copyup_diff.c unionroot/manifest.c unionroot/cmd_copyup.c
+NOCOPYUP_SRC := unionroot/copyup_none.c
+LIB_SRC  := $(filter-out $(NOCOPYUP_SRC),$(sort $(wildcard unionroot/*.c)))
 INIT_SRC := $(sort $(wildcard init/*.c))
+T_SRC    := $(LIB_SRC) $(INIT_SRC)
+ifeq ($(COPYUP),0)
+T_SRC    := $(filter-out $(COPYUP_SRC),$(T_SRC)) $(NOCOPYUP_SRC)
+TCFLAGS  += -DUNIONROOT_NO_COPYUP
+endif
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 TOOL_SRC := $(filter-out tools/mkcpio.c,$(sort $(wildcard tools/*.c)))
 HDRS     := $(wildcard unionroot/*.h init/*.h tests/unit/*.h tools/*.h)
 
-T_OBJ := $(patsubst %.c,$(BUILD)/target/%.o,$(LIB_SRC) $(INIT_SRC))
+T_OBJ := $(patsubst %.c,$(BUILD)/target/%.o,$(T_SRC))
 H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 # init/ files whose work the unit tests run for real (processes, no root)
 UNIT_INIT := init/tool.c init/watchdog.c
@@ -67,9 +81,11 @@ $(BUILD)/target/%.o: %.c $(HDRS) $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(MUSLCC) $(TCFLAGS) -c $< -o $@
 
+# The link map (unionroot.map) names every libc member linked: the size
+# test reads it (no vfprintf, no malloc).
 $(BUILD)/unionroot: $(T_OBJ)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
+	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) -Wl,-Map=$@.map $^ -o $@
 	$(Q)size=$$(stat -c %s $@); echo "  SIZE    $@ $$size bytes"
 
 # The test build: the same binary plus crash points (union.test.crashafter)
@@ -98,6 +114,12 @@ BOARD_BIN := $(BUILD)/$(or $(BOARD_BIN),unionroot)
 $(BUILD)/aarch64/unionroot:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/aarch64 MUSLARCH=aarch64-linux-musl \
 		CROSS_COMPILE=aarch64-linux-gnu- UAPI_ASM=/usr/aarch64-linux-gnu/include/asm $@
+
+# The overlay-only build (COPYUP=0) in a build directory of its own, as its
+# objects differ; a board names it with UNIONROOT=overlay/unionroot.
+.PHONY: $(BUILD)/overlay/unionroot
+$(BUILD)/overlay/unionroot:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/overlay COPYUP=0 $@
 
 $(BUILD)/host/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)

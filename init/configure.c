@@ -57,6 +57,7 @@ void configure(struct boot *b)
 	/* the writable branch's kind is the plan's, from the facts known now */
 	b->facts.cfg = c;
 	b->facts.upper_present = PRESENT_UNKNOWN;
+	b->facts.no_copyup = PLAN_NO_COPYUP;
 	plan_build(&b->facts, &b->plan);
 	b->upper_kind = b->plan.upper_kind;
 	if (b->upper_kind == UPPER_DEVICE)

@@ -91,6 +91,28 @@ static void gather_overlay(struct boot *b)
 	}
 }
 
+/* The plan's answer where copy-up is needed in a build without it: the
+ * device falls to union.onfail; with no overlayfs even that root is the
+ * read-only layer alone. */
+static void without_copyup(struct boot *b)
+{
+	char why[PLAN_WHY_MAX];
+
+	if (b->upper_kind == UPPER_DEVICE) {
+		IGNORE(strfmt(why, sizeof(why), PLAN_NEEDS_COPYUP,
+			      b->upper_dev[0] ? b->upper_dev : b->cfg.upper, b->plan.copyup_missing)); /* may cut */
+		onfail(b, why);
+		plan_build(&b->facts, &b->plan);
+	}
+	if (b->plan.backend == PLAN_READONLY && b->upper_kind != UPPER_NONE) {
+		log_err("union backend: copy-up is needed (%s), and this build has none; booting the read-only layer without a writable branch",
+			b->plan.copyup_missing);
+		b->upper_kind = UPPER_NONE;
+		IGNORE(strcopy(b->upper_state, sizeof(b->upper_state),
+			       "none: copy-up is needed, and this build has none")); /* fits */
+	}
+}
+
 void copyup_choose(struct boot *b)
 {
 	const char *why;
@@ -104,6 +126,8 @@ void copyup_choose(struct boot *b)
 	if (b->upper_dev[0])
 		b->facts.upper_present = PRESENT_YES;
 	plan_build(&b->facts, &b->plan);
+	if (b->plan.copyup_missing)
+		without_copyup(b);
 	b->copyup = b->plan.backend == PLAN_COPYUP;
 	if (!b->copyup)
 		return;

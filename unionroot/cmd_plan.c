@@ -283,7 +283,7 @@ static void identity_facts(struct plan_facts *f, const char *lowers)
 /* The facts of now through the boot's own decision: the same text. */
 static int print_plan(const struct config *c)
 {
-	struct plan_facts f = { .cfg = c };
+	struct plan_facts f = { .cfg = c, .no_copyup = PLAN_NO_COPYUP };
 	struct plan p;
 	static char text[PLAN_TEXT_MAX];
 	static char dev[48], type[16];

@@ -8,60 +8,22 @@
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "copyup_tables.h"
 #include "sys.h"
-
-struct names {
-	char **v;
-	size_t n, cap;
-	int err;
-};
 
 struct walk {
 	diff_fn fn;
 	void *ctx;
 	int err;
 	dev_t dev;
+	struct nametab names; /* the sorted names of the directories on the path */
 	char path[4096];
 };
-
-static int add_name(const char *name, unsigned char type, void *arg)
-{
-	struct names *ns = arg;
-
-	(void)type;
-	if (ns->n == ns->cap) {
-		size_t cap = ns->cap ? ns->cap * 2 : 64;
-		char **v = realloc(ns->v, cap * sizeof(*v));
-
-		if (!v)
-			return ns->err = -ENOMEM;
-		ns->v = v;
-		ns->cap = cap;
-	}
-	ns->v[ns->n] = strdup(name);
-	if (!ns->v[ns->n])
-		return ns->err = -ENOMEM;
-	ns->n++;
-	return 0;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void free_names(struct names *ns)
-{
-	for (size_t i = 0; i < ns->n; i++)
-		free(ns->v[i]);
-	free(ns->v);
-}
 
 static int is_whiteout(const struct stat *st)
 {
@@ -225,25 +187,23 @@ out:
 
 static int walk_dir(struct walk *w, int ud, const int *lds, unsigned nl, int depth)
 {
-	struct names ns = { NULL, 0, 0, 0 };
+	size_t nused = w->names.nused, iused = w->names.iused, first, count;
 	int rc;
 
 	if (depth > DIFF_DEPTH_MAX) {
 		note(w, -ELOOP);
 		return 0;
 	}
-	rc = sys_dir_each(ud, add_name, &ns);
-	if (rc < 0 || ns.err < 0) {
-		note(w, rc < 0 ? rc : ns.err);
-		free_names(&ns);
+	rc = nametab_read(&w->names, ud, &first, &count);
+	if (rc < 0) {
+		note(w, rc);
 		return 0;
 	}
-	if (ns.n) /* qsort(NULL, 0) is undefined: an empty directory */
-		qsort(ns.v, ns.n, sizeof(*ns.v), by_name);
-	rc = 0;
-	for (size_t i = 0; i < ns.n && rc >= 0; i++)
-		rc = one(w, ud, lds, nl, ns.v[i], depth);
-	free_names(&ns);
+	for (size_t i = 0; i < count && rc >= 0; i++)
+		rc = one(w, ud, lds, nl, nametab_name(&w->names, first + i), depth);
+	/* drops this directory's names */
+	w->names.nused = nused;
+	w->names.iused = iused;
 	return rc;
 }
 
@@ -260,7 +220,12 @@ int diff_run(int upper, const int *lowers, unsigned nlower, diff_fn fn, void *ct
 	if (fstat(upper, &st) < 0)
 		return -errno;
 	w.dev = st.st_dev;
+	if (nametab_open(&w.names) < 0) {
+		nametab_close(&w.names);
+		return -ENOMEM;
+	}
 	IGNORE(walk_dir(&w, upper, lowers, nlower, 0)); /* errors are kept in w.err */
+	nametab_close(&w.names);
 	return w.err;
 }
 

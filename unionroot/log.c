@@ -4,9 +4,10 @@
 #include "log.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "fmt.h"
 
 static struct {
 	int kmsg;
@@ -58,39 +59,37 @@ void ur_log(int level, const char *fmt, ...)
 	char line[LOG_LINE_MAX];
 	char rec[LOG_LINE_MAX + 8];
 	va_list ap;
-	int n, r;
+	size_t n, r;
 
 	if (level >= L_DEBUG && !lg.debug)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	n = fmt_vsn(line, sizeof(line) - 1, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(line) - 1)
-		n = (int)sizeof(line) - 2; /* a long user value: cut the line, keep the record */
+	if (n >= sizeof(line) - 1)
+		n = sizeof(line) - 2; /* a long user value: cut the line, keep the record */
 	if (level <= L_WARN) {
-		memcpy(keep[lg.kept % LOG_KEEP], line, (size_t)n + 1);
+		memcpy(keep[lg.kept % LOG_KEEP], line, n + 1);
 		lg.kept++;
 	}
 	line[n++] = '\n';
 
 	if (lg.kmsg < 0 && lg.console < 0) {
 		write_all(2, "unionroot: ", 11);
-		write_all(2, line, (size_t)n);
+		write_all(2, line, n);
 		return;
 	}
 	if (lg.kmsg >= 0) {
-		r = snprintf(rec, sizeof(rec), "<%d>unionroot: ", level);
-		if (r > 0 && (size_t)r + (size_t)n <= sizeof(rec)) {
-			memcpy(rec + r, line, (size_t)n);
-			write_all(lg.kmsg, rec, (size_t)r + (size_t)n);
+		r = fmt_sn(rec, sizeof(rec), "<%d>unionroot: ", level);
+		if (r + n <= sizeof(rec)) {
+			memcpy(rec + r, line, n);
+			write_all(lg.kmsg, rec, r + n);
 		}
 	}
 	if (lg.console >= 0 && (level <= L_WARN || !lg.quiet) &&
 	    !(lg.kmsg >= 0 && level < lg.echo_below)) {
 		write_all(lg.console, "unionroot: ", 11);
-		write_all(lg.console, line, (size_t)n);
+		write_all(lg.console, line, n);
 	}
 }
 

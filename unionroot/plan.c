@@ -65,6 +65,30 @@ static void choose_backend(const struct plan_facts *f, struct plan *p)
 	}
 }
 
+/* A build without the copy-up backend: a writable device that needs it
+ * cannot serve, so union.onfail decides; where even that needs copy-up (no
+ * overlayfs at all), the read-only layer boots alone. */
+static void without_copyup(const struct plan_facts *f, struct plan *p)
+{
+	const struct config *c = f->cfg;
+
+	p->copyup_missing = p->backend_why;
+	if (p->upper_kind == UPPER_DEVICE) {
+		p->upper_failed = 1;
+		p->upper_needs_copyup = 1;
+		p->upper_kind = c->onfail == ONFAIL_REBOOT || c->onfail == ONFAIL_HALT ? UPPER_NONE :
+											  UPPER_TMPFS;
+		memset(&p->decided, 0, sizeof(p->decided));
+		p->reset_mode = RESET_NONE;
+		p->reset_why = NULL;
+		choose_backend(f, p);
+	}
+	if (p->backend == PLAN_COPYUP) {
+		p->backend = PLAN_READONLY;
+		p->backend_why = "copy-up is needed, and this build has no copy-up backend (COPYUP=0)";
+	}
+}
+
 /* A persistent branch: failsafe, reset and upgrade from its control state;
  * a pending request resets too, and says so. */
 static void decide_branch(const struct plan_facts *f, struct plan *p)
@@ -131,6 +155,8 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	if (p->upper_kind == UPPER_DEVICE)
 		decide_branch(f, p);
 	choose_backend(f, p);
+	if (p->backend == PLAN_COPYUP && f->no_copyup)
+		without_copyup(f, p);
 	/* the boot layers the saved branch only under overlayfs, and not in failsafe */
 	p->session = c->session_volatile && p->upper_kind == UPPER_DEVICE &&
 		     p->backend == PLAN_OVERLAY;

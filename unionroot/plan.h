@@ -24,6 +24,13 @@ enum plan_backend { PLAN_OVERLAY, PLAN_COPYUP, PLAN_READONLY, PLAN_STOP };
 enum plan_verity_fail { VFAIL_RESCUE, VFAIL_REBOOT, VFAIL_HALT };
 enum plan_presence { PRESENT_UNKNOWN = -1, PRESENT_NO = 0, PRESENT_YES = 1 };
 
+/* make COPYUP=0 leaves the copy-up backend out of the build */
+#ifdef UNIONROOT_NO_COPYUP
+#define PLAN_NO_COPYUP 1
+#else
+#define PLAN_NO_COPYUP 0
+#endif
+
 struct plan_facts {
 	const struct config *cfg;
 	int upper_present;             /* enum plan_presence: the writable device */
@@ -37,6 +44,7 @@ struct plan_facts {
 	struct ur_state saved;         /* the control state read */
 	struct ur_state now;           /* the layers' identities now, nlower 0 unknown */
 	int reset_request;             /* .unionroot/reset is pending */
+	int no_copyup;                 /* this build has no copy-up backend */
 };
 
 struct plan {
@@ -54,9 +62,15 @@ struct plan {
 	unsigned nverity;
 	unsigned nlayers;              /* read-only layers configured */
 	int verity_fail;               /* enum plan_verity_fail */
+	const char *copyup_missing;    /* why copy-up was needed, in a build without it */
+	int upper_needs_copyup;        /* so the writable device falls to union.onfail */
 };
 /* The verity entry of read-only layer n (1-based), NULL when unverified. */
 const struct verity_arg *plan_verity(const struct plan *p, unsigned n);
+
+/* Why a writable branch fails in a build without copy-up: its device or
+ * SPEC, then the reason copy-up was chosen. */
+#define PLAN_NEEDS_COPYUP "writable branch %s needs the copy-up backend (%s), which this build leaves out"
 
 void plan_build(const struct plan_facts *f, struct plan *p);
 /* The writable branch's file system as the plan uses it ("tmpfs", "" unknown). */

@@ -20,6 +20,8 @@ static void upper_line(struct sbuf *sb, const struct plan *p, const char *spec)
 	if (p->upper_failed) {
 		if (f->upper_failed[0])
 			sbuf_add(sb, f->upper_failed);
+		else if (p->upper_needs_copyup)
+			sbuf_addf(sb, PLAN_NEEDS_COPYUP, dev ? dev : spec, p->copyup_missing);
 		else if (f->upper_present == PRESENT_NO)
 			sbuf_addf(sb, "writable device %s not found", spec);
 		else

@@ -4,8 +4,9 @@
 
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
+
+#include "fmt.h"
 
 void sbuf_init(struct sbuf *sb, char *buf, size_t cap)
 {
@@ -38,14 +39,14 @@ void sbuf_add(struct sbuf *sb, const char *s)
 void sbuf_addf(struct sbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
+	size_t n;
 
 	if (sb->err)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+	n = fmt_vsn(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sb->cap - sb->len) {
+	if (n >= sb->cap - sb->len) {
 		sb->buf[sb->len] = '\0';
 		sb->err = -ENAMETOOLONG;
 		return;
@@ -61,14 +62,14 @@ int sbuf_done(const struct sbuf *sb)
 int strfmt(char *buf, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
+	size_t n;
 
 	if (!cap)
 		return -ENAMETOOLONG;
 	va_start(ap, fmt);
-	n = vsnprintf(buf, cap, fmt, ap);
+	n = fmt_vsn(buf, cap, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= cap) {
+	if (n >= cap) {
 		buf[0] = '\0';
 		return -ENAMETOOLONG;
 	}

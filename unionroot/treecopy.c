@@ -20,7 +20,9 @@
 #define XATTR_NAMES 256
 
 static unsigned char data[CHUNK] __attribute__((aligned(64)));
-static const unsigned char zeros[BLOCK];
+/* not const: a const array of zeros goes into the file (.rodata), this one
+ * into .bss */
+static unsigned char zeros[BLOCK];
 static char xnames[65536];
 static char xnames_dst[65536];
 static char xvalue[65536];

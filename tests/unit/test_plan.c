@@ -170,15 +170,15 @@ static void id(struct ur_state *st, const char *text)
 	snprintf(st->lower[0], sizeof(st->lower[0]), "%s", text);
 }
 
-static void every_fact_set_gives_its_golden_plan(void)
+static void check_table(const struct golden *t, size_t n, int no_copyup)
 {
 	static struct config c;
 	static struct plan_facts f;
 	static struct plan p;
 	char text[PLAN_TEXT_MAX], buf[1024];
 
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		const struct golden *g = &table[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct golden *g = &t[i];
 
 		config_defaults(&c);
 		snprintf(buf, sizeof(buf), "%s", BOARD);
@@ -196,6 +196,7 @@ static void every_fact_set_gives_its_golden_plan(void)
 		f.saved.boots = g->boots;
 		id(&f.now, g->now_id);
 		f.reset_request = g->reset_request;
+		f.no_copyup = no_copyup;
 		snprintf(f.upper_failed, sizeof(f.upper_failed), "%s", g->failed ? g->failed : "");
 		plan_build(&f, &p);
 		CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
@@ -205,6 +206,38 @@ static void every_fact_set_gives_its_golden_plan(void)
 			return;
 		}
 	}
+}
+
+static void every_fact_set_gives_its_golden_plan(void)
+{
+	check_table(table, sizeof(table) / sizeof(table[0]), 0);
+}
+
+/* make COPYUP=0: a branch that needs copy-up cannot serve and falls to
+ * union.onfail; without overlayfs the root is the read-only layer alone;
+ * what never needed copy-up is unchanged. */
+static const struct golden no_copyup_table[] = {
+	{ "vfat-branch", "", PRESENT_YES, "vfat", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         writable branch /dev/vdb needs the copy-up backend (the writable file system cannot host an overlay upper), which this build leaves out; union.onfail=tmpfs: tmpfs (volatile)\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
+	{ "no-overlayfs", "", PRESENT_YES, "ext4", 1, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         writable branch /dev/vdb needs the copy-up backend (no overlayfs in this kernel, the initramfs or the image), which this build leaves out; union.onfail=tmpfs: tmpfs (volatile)\n"
+	  "backend          read-only: copy-up is needed, and this build has no copy-up backend (COPYUP=0)\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
+	{ "normal", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n" NORMAL_TAIL },
+};
+
+static void without_copyup_a_branch_that_needs_it_takes_onfail(void)
+{
+	check_table(no_copyup_table, sizeof(no_copyup_table) / sizeof(no_copyup_table[0]), 1);
 }
 
 /* The boot's own decisions come from the same plan: a failsafe boot's
@@ -238,4 +271,6 @@ static void failsafe_on_vfat_takes_an_overlay_over_tmpfs(void)
 
 UNIT_SUITE(plan,
 	   { "every fact set gives its golden plan", every_fact_set_gives_its_golden_plan },
+	   { "without copy-up a branch that needs it takes union.onfail",
+	     without_copyup_a_branch_that_needs_it_takes_onfail },
 	   { "failsafe on vfat takes an overlay over tmpfs", failsafe_on_vfat_takes_an_overlay_over_tmpfs });
