@@ -57,7 +57,7 @@ H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 UNIT_INIT := init/tool.c init/watchdog.c
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC) $(UNIT_INIT))
 
-.PHONY: all deps kernel kernel-builtin initramfs images demo check test unit lint bench bench-reset clean install fuzz
+.PHONY: all deps kernel kernel-builtin initramfs images demo check test unit lint bench bench-reset clean install fuzz soak
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
 
 deps:
@@ -200,6 +200,12 @@ bench: deps
 
 bench-reset: all
 	$(Q)tests/bench/reset $(BUILD)
+
+# make soak [SOAK_BOOTS=200 SOAK_SEED=N]: random operations and power cuts
+# over hundreds of boots on both backends; not part of make check (hours)
+soak: deps
+	$(Q)$(MAKE) --no-print-directory all initramfs images BOARD=$(BOARD)
+	$(Q)BUILD=$(BUILD) BOARD=$(BOARD) bash tests/soak/soak.sh
 
 # make install [DESTDIR=…] [PREFIX=/usr]: the admin tool and its man page.
 # (The initramfs carries its own copy as /init: make initramfs.)

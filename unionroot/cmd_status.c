@@ -95,7 +95,26 @@ static void boot_record(struct out *o, char *text)
 		printf("\n  ]");
 }
 
-static void live(struct out *o, unsigned warnfull)
+/* ext4, f2fs and ubifs stop writing after an I/O error (a worn card), often
+ * without marking the mount read-only: an unnamed file, created and dropped
+ * at once, tells. Other errors (no O_TMPFILE on jffs2) say nothing. */
+static void write_probe(struct out *o)
+{
+	char val[240];
+	int fd = open(RUNTIME_RW, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	if ((errno == EROFS || errno == EIO) &&
+	    strfmt(val, sizeof(val),
+		   "the writable branch refuses writes (%s): the kernel stops writing after I/O errors (a failing medium?); changes since then are lost; the next boot checks it",
+		   strerror(errno)) == 0)
+		field(o, "upper_error", val);
+}
+
+static void live(struct out *o, unsigned warnfull, int persistent)
 {
 	static char text[RESET_REQUEST_MAX];
 	char val[160];
@@ -124,6 +143,8 @@ static void live(struct out *o, unsigned warnfull)
 	}
 	/* the control state lives on the persistent branch: read-only under
 	 * saved/ in a failsafe or kiosk boot */
+	if (persistent)
+		write_probe(o);
 	if (persist_open(&p) < 0)
 		return;
 	rw = p.fd;
@@ -187,7 +208,7 @@ int cmd_status(int argc, char **argv)
 		const char *w = strstr(text, "\nwarnfull=");
 		unsigned warnfull = w ? (unsigned)strtoul(w + 10, NULL, 10) : 90;
 
-		live(&o, warnfull ? warnfull : 90);
+		live(&o, warnfull ? warnfull : 90, strstr(text, "\nupper_state=persistent") != NULL);
 	}
 	if (o.json)
 		printf("%s\n}\n", o.first ? "{" : "");

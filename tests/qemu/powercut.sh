@@ -5,7 +5,9 @@
 # cache=none) at a random instant of a boot that applies a reset of thousands
 # of files, five times, on ext4 and on jffs2 flash (where a rename can leave
 # both names behind); every following boot must find the old tree or the
-# factory tree, never a mix, and come up clean.
+# factory tree, never a mix, and come up clean. POWERCUT_SERIES also knows
+# f2fs (the PC board's branch formatted f2fs) and ubifs (a UBI volume on the
+# flash board), which tests/qemu/powercut-fs.sh runs.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 scratch powercut
@@ -17,15 +19,25 @@ SERIES=${POWERCUT_SERIES:-ext4 jffs2}
 
 # series NAME BOARD FILES: CUTS cuts on that board's writable medium.
 series() {
-	local name=$1 FILES=$3 DATA=$T/$1.img
+	local name=$1 FILES=$3 DATA=$T/$1.img APPEND=$APPEND
 	BOARD=$2
 	OUTDIR=$BUILD/$BOARD
 	need_qemu "qemu-powercut-$name" || return 0
-	if [ "$name" = jffs2 ]; then
-		head -c 8M /dev/zero | tr '\0' '\377' >"$DATA" # erased flash
-	else
-		new_data "$DATA"
-	fi
+	case $name in
+	jffs2) head -c 8M /dev/zero | tr '\0' '\377' >"$DATA" ;; # erased flash
+	ubifs)
+		head -c 16M /dev/zero | tr '\0' '\377' >"$DATA"
+		APPEND+=" union.ubi=mtd:rootfs_data union.upper=ubi:rootfs_data"
+		;;
+	f2fs)
+		if ! command -v mkfs.f2fs >/dev/null; then
+			skip "qemu-powercut-f2fs" "mkfs.f2fs not installed (f2fs-tools)"
+			return 0
+		fi
+		rm -f "$DATA" && truncate -s 128M "$DATA" && mkfs.f2fs -q -l data "$DATA" >/dev/null
+		;;
+	*) new_data "$DATA" ;;
+	esac
 	# What the next boot must see: all of the user's tree, or none of it.
 	PROBE=$(reset_probe "$FILES")
 	SETUP=$(reset_setup "$FILES")
@@ -83,3 +95,5 @@ series() {
 
 case " $SERIES " in *" ext4 "*) series ext4 qemu-x86_64 "${POWERCUT_FILES:-2000}" ;; esac
 case " $SERIES " in *" jffs2 "*) series jffs2 qemu-x86_64-flash "${POWERCUT_FLASH_FILES:-500}" ;; esac
+case " $SERIES " in *" f2fs "*) series f2fs qemu-x86_64 "${POWERCUT_FILES:-2000}" ;; esac
+case " $SERIES " in *" ubifs "*) series ubifs qemu-x86_64-flash "${POWERCUT_FLASH_FILES:-500}" ;; esac

@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# shellcheck disable=SC2016 # the commands run in the guest, expanded there
+# Power cuts beyond powercut.sh's ext4 and jffs2 series: random cuts during a
+# reset on f2fs and on ubifs; a cut right after `unionroot reset` returned
+# (the next boot resets); cuts during union.format='s first-boot formatting
+# (the next boot formats again or finds the finished file system, never
+# refuses the branch for good) and during the copy-up backend's first copy
+# (the next boot finishes it: the root equals the image). Disks are
+# cache=none, so no write of the guest waits in the host's page cache.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+HERE=$(dirname "$0")
+scratch powercut-fs
+CUTS=${POWERCUT_CUTS:-2}
+# which stories run (POWERCUT_SERIES picks powercut.sh's series; "none")
+STORIES=${POWERCUT_STORIES:-after-reset copyup format}
+story() { case " $STORIES " in *" $1 "*) need_qemu "qemu-powercut-$1" ;; *) return 1 ;; esac; }
+
+# f2fs and ubifs: powercut.sh's series, fewer cuts (POWERCUT_CUTS=N for more)
+POWERCUT_SERIES=${POWERCUT_SERIES:-f2fs ubifs} POWERCUT_CUTS=$CUTS \
+	POWERCUT_FILES=${POWERCUT_FILES:-500} bash "$HERE/powercut.sh"
+
+# uptime_at LOG PATTERN: the guest's uptime on the first console line matching PATTERN
+uptime_at() { sed -n "s/^\[ *\([0-9.]*\)\] .*$2.*/\1/p" "$1" | head -1; }
+# cut_at LOG PATTERN SECONDS [run options]: a boot whose QEMU is killed a
+# random 0 to SECONDS after its console shows PATTERN, however slow the host
+# is that minute; the delay chosen is left in $delay
+cut_at() {
+	local log=$1 pat=$2 max=$3 run t q
+	shift 3
+	: >"$log"
+	"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --cmd 'sleep 60' --timeout "${BOOT_TIMEOUT:-120}" \
+		--log "$log" "$@" >/dev/null 2>&1 &
+	run=$!
+	for _ in $(seq 2400); do
+		grep -aq -- "$pat" "$log" 2>/dev/null && break
+		kill -0 "$run" 2>/dev/null || break
+		sleep 0.05
+	done
+	delay=$(awk -v r="$RANDOM" -v m="$max" 'BEGIN { srand(r); printf "%.2f", m * rand() }')
+	sleep "$delay"
+	# run's pipeline: timeout, whose child is QEMU
+	t=$(pgrep -P "$run" -x timeout)
+	q=${t:+$(pgrep -P "$t")}
+	[ -z "$q" ] || kill -KILL "$q"
+	wait "$run"
+	return 0
+}
+# span LOG FROM TO: seconds of guest uptime between two console lines, plus a tenth
+span() { awk -v a="$(uptime_at "$1" "$2")" -v b="$(uptime_at "$1" "$3")" 'BEGIN { printf "%.2f", (b - a) * 1.1 + 0.05 }'; }
+
+# --- a cut right after `unionroot reset` returned ----------------------------
+# sysrq b: the kernel stops the machine at once, nothing synced or unmounted
+BOARD=qemu-x86_64
+OUTDIR=$BUILD/$BOARD
+if story after-reset; then
+	D=$T/after.img
+	new_data "$D"
+	"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$D" --cache none --timeout "${BOOT_TIMEOUT:-120}" \
+		--log "$T/r1.log" --cmd "$(reset_setup 200)"'
+			echo b >/proc/sysrq-trigger' >/dev/null 2>&1
+	if grep -q '^MARK-requested' "$T/r1.log" && ! grep -q '^real-init: cmd exit=' "$T/r1.log" &&
+		boot "$T/r2.log" "$D" "$(reset_probe 200)" --cache none; then
+		expect "a cut right after unionroot reset returned: the next boot resets" "$T/r2.log" '^MARK-state=factory'
+		expect "and the reset is done, not pending" "$T/r2.log" '^MARK-pending=no'
+	else
+		fail "a cut right after unionroot reset returned" "no request made and cut, or no clean next boot (see $BUILD/tests/)"
+		keep_log "$T/r1.log" "$T/r2.log"
+	fi
+fi
+
+# --- cuts during the copy-up backend's first copy ------------------------------
+if story copyup; then
+	P=$T/pristine.img
+	new_data "$P"
+	cp "$P" "$T/c0.img"
+	if boot "$T/c0.log" "$T/c0.img" 'echo MARK-ref' --cache none --append union.mode=copyup; then
+		# the backend is chosen, then the branch mounted and the image copied
+		max=$(span "$T/c0.log" 'union backend: copy-up' 'copy-up: first boot')
+		bad=0
+		for i in $(seq "$CUTS"); do
+			cp "$P" "$T/c.img"
+			cut_at "$T/cut-c$i.log" 'union backend: copy-up' "$max" --data "$T/c.img" --cache none --append union.mode=copyup
+			if ! boot "$T/c$i.log" "$T/c.img" '
+				echo "MARK-factory=$(cat /etc/factory-file)"
+				echo "MARK-diff=$(/run/unionroot/bin/unionroot diff | wc -l)"' --cache none --append union.mode=copyup ||
+				! grep -q '^MARK-factory=factory$' "$T/c$i.log" || ! grep -q '^MARK-diff=0$' "$T/c$i.log"; then
+				fail "copy-up: cut $i at $delay s during the first copy: the next boot finishes it" "see $BUILD/tests/"
+				keep_log "$T/cut-c$i.log" "$T/c$i.log"
+				bad=1
+			fi
+			echo "copy-up: cut $i $delay s after the backend was chosen (the first copy took up to $max s)" >&2
+		done
+		[ $bad = 1 ] || pass "copy-up: $CUTS cuts during the first copy: each next boot has the whole image and no difference to it"
+	else
+		fail "copy-up: the first copy of a reference boot" "see $BUILD/tests/"
+		keep_log "$T/c0.log"
+	fi
+fi
+
+# --- cuts during union.format= (the flash board's initramfs carries mkfs) ----
+BOARD=qemu-x86_64-flash
+OUTDIR=$BUILD/$BOARD
+if story format; then
+	F=$T/flash.img
+	head -c 8M /dev/zero | tr '\0' '\377' >"$F"
+	FMT='union.upper=/dev/vdc union.format=ext4'
+	rm -f "$T/b0.img" && truncate -s 256M "$T/b0.img"
+	if boot "$T/f0.log" "$F" 'echo MARK-ref' --disk "$T/b0.img" --append "$FMT"; then
+		max=$(span "$T/f0.log" 'is blank; formatting it' 'formatted as ext4')
+		bad=0
+		for i in $(seq "$CUTS"); do
+			rm -f "$T/b.img" && truncate -s 256M "$T/b.img"
+			cut_at "$T/cut-f$i.log" 'is blank; formatting it' "$max" --data "$F" --disk "$T/b.img" --append "$FMT"
+			if ! boot "$T/f$i.log" "$F" 'echo x >/root/kept' --disk "$T/b.img" --append "$FMT" ||
+				! boot "$T/g$i.log" "$F" 'echo "MARK-$(cat /root/kept)"' --disk "$T/b.img" --append "$FMT" ||
+				! grep -q '^MARK-x$' "$T/g$i.log"; then
+				fail "format: cut $i at $delay s during union.format=ext4: a later boot has a persistent branch" \
+					"$(grep -ho 'writable branch /dev/vdc[^;]*' "$T/f$i.log" | head -1)"
+				keep_log "$T/cut-f$i.log" "$T/f$i.log" "$T/g$i.log"
+				bad=1
+			fi
+			echo "format: cut $i $delay s into mkfs (it took up to $max s); the next boot: $(grep -aEho 'writable branch /dev/vdc( is blank|: /sbin/e2fsck|: formatted| holds)[^;(]*' "$T/f$i.log" | head -1)" >&2
+		done
+		[ $bad = 1 ] || pass "format: $CUTS cuts during union.format=ext4: the next boot formats again or keeps the finished file system, and persists"
+	else
+		fail "format: a reference boot that formats" "see $BUILD/tests/"
+		keep_log "$T/f0.log"
+	fi
+fi
