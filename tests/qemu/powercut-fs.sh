@@ -12,12 +12,12 @@
 source "$(dirname "$0")/../lib.sh"
 HERE=$(dirname "$0")
 scratch powercut-fs
-CUTS=${POWERCUT_CUTS:-2}
+CUTS=${POWERCUT_CUTS:-1}
 # which stories run (POWERCUT_SERIES picks powercut.sh's series; "none")
 STORIES=${POWERCUT_STORIES:-after-reset copyup format}
 story() { case " $STORIES " in *" $1 "*) need_qemu "qemu-powercut-$1" ;; *) return 1 ;; esac; }
 
-# f2fs and ubifs: powercut.sh's series, fewer cuts (POWERCUT_CUTS=N for more)
+# f2fs and ubifs: powercut.sh's series, one cut each in make check (POWERCUT_CUTS=N for more)
 POWERCUT_SERIES=${POWERCUT_SERIES:-f2fs ubifs} POWERCUT_CUTS=$CUTS \
 	POWERCUT_FILES=${POWERCUT_FILES:-500} bash "$HERE/powercut.sh"
 
