@@ -113,6 +113,10 @@ struct image_req {
 int image_open(struct boot *b, struct image_req *r) WUR;
 /* Why an image cannot be used, for -errno of image_open. */
 const char *image_why(int rc);
+/* The persistence file cannot serve as the branch: detaches its loop and
+ * unmounts its medium, or remounts it read-only when a read-only layer
+ * shares it (the fallback must not leave the stick writable). */
+void image_release_upper(struct boot *b);
 /* 1 when path is a file on medium dev (mounted and unmounted again), 0 not,
  * -errno when the medium cannot be mounted. */
 int image_present(struct boot *b, const char *dev, const char *type, const char *path) WUR;
