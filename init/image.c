@@ -392,6 +392,19 @@ fail:
 	return rc;
 }
 
+int image_medium_rw(struct boot *b, const char *dev, const char *type, char *dir)
+{
+	int rc = strfmt(dir, 48, MEDIA_DIR "/%u", media_seq++);
+
+	return rc < 0 ? rc : medium_get(b, dev, type, dir, 1);
+}
+
+void image_medium_put(const char *dir)
+{
+	if (!medium_put(dir) && umount2(dir, 0) < 0)
+		log_warn("cannot unmount %s: %s; it stays", dir, strerror(errno));
+}
+
 void image_release_upper(struct boot *b)
 {
 	struct medium *m = medium_find(b->upper_medium, 1);
