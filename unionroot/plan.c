@@ -92,7 +92,7 @@ static void decide_branch(const struct plan_facts *f, struct plan *p)
  * that can be an upper, else ext4. */
 static void decide_persist(const struct plan_facts *f, struct plan *p)
 {
-	static struct spec s;
+	static struct spec s; /* persist_path points into it */
 	const struct config *c = f->cfg;
 	char why[CFG_ERR_MAX];
 
