@@ -116,6 +116,17 @@ struct image_req {
 int image_open(struct boot *b, struct image_req *r) WUR;
 /* Why an image cannot be used, for -errno of image_open. */
 const char *image_why(int rc);
+/* The shared mount of medium dev, read-write, for making a file on it; dir
+ * (48 bytes) gets where. 0 or -errno. image_medium_put ends that use. */
+int image_medium_rw(struct boot *b, const char *dev, const char *type, char *dir) WUR;
+void image_medium_put(const char *dir);
+/* init/mkpersist.c: makes the missing persistence file the plan names
+ * (union.persist.size) on medium dev: 0, or -errno with why filled in. */
+int persist_make(struct boot *b, const char *dev, const char *type, char *why, size_t whylen) WUR;
+/* The persistence file cannot serve as the branch: detaches its loop and
+ * unmounts its medium, or remounts it read-only when a read-only layer
+ * shares it (the fallback must not leave the stick writable). */
+void image_release_upper(struct boot *b);
 /* 1 when path is a file on medium dev (mounted and unmounted again), 0 not,
  * -errno when the medium cannot be mounted. */
 int image_present(struct boot *b, const char *dev, const char *type, const char *path) WUR;
@@ -138,6 +149,9 @@ int fsck_branch(struct boot *b, const char *type, char *why, size_t cap);
 /* init/firstboot.c: a blank writable medium gets the file system that
  * union.format= names; sets upper_type when it did. */
 void firstboot(struct boot *b);
+/* Runs the formatter the initramfs carries for type on dev: 0, -ENOENT when
+ * it carries none, or -errno; failures are logged. */
+int firstboot_mkfs(const char *dev, const char *type) WUR;
 /* init/noinitramfs.c: without an initramfs, makes the running root the
  * read-only layer (sets pivot) or, when no union can be built on it, starts
  * the real init on it; the mount of layer 1; the pivot_root in handoff. */

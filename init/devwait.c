@@ -61,9 +61,19 @@ static int open_persistence(struct boot *b, struct want *w, const struct blkdev 
 	if (!w->spec->npaths)
 		return 1;
 	rc = image_open(b, &r);
+	if (rc == -ENOENT) {
+		b->facts.upper_file_missing = 1;
+		plan_build(&b->facts, &b->plan);
+		if (b->plan.persist_make) {
+			rc = persist_make(b, d->path, d->info.type, why, whylen);
+			if (rc == 0)
+				rc = image_open(b, &r);
+		}
+	}
 	if (rc < 0) {
-		IGNORE(strfmt(why, whylen, "writable branch: persistence file %s on %s: %s",
-			      r.paths[0], d->path, image_why(rc))); /* may cut */
+		if (!why[0])
+			IGNORE(strfmt(why, whylen, "writable branch: persistence file %s on %s: %s",
+				      r.paths[0], d->path, image_why(rc))); /* may cut */
 		return rc;
 	}
 	IGNORE(strcopy(w->dev, 48, r.out_dev));  /* both 48 bytes */

@@ -79,9 +79,8 @@ static int run_mkfs(const char *path, const char *const *args, const char *dev)
 
 static int format_block(struct boot *b, const char *type)
 {
-	struct stat st;
 	uint64_t t0 = sys_now_ms();
-	int blank = is_blank(b->upper_dev);
+	int blank = is_blank(b->upper_dev), rc;
 
 	if (blank < 0) {
 		log_err("writable branch %s: reading it failed: %s; not formatting it", b->upper_dev,
@@ -93,25 +92,30 @@ static int format_block(struct boot *b, const char *type)
 			b->upper_dev);
 		return -EEXIST;
 	}
+	log_note("writable branch %s is blank; formatting it as %s (union.format=%s)", b->upper_dev,
+		 type, type);
+	rc = firstboot_mkfs(b->upper_dev, type);
+	if (rc == 0)
+		log_note("writable branch %s: formatted as %s in %llu ms", b->upper_dev, type,
+			 (unsigned long long)(sys_now_ms() - t0));
+	return rc;
+}
+
+int firstboot_mkfs(const char *dev, const char *type)
+{
+	struct stat st;
+
 	for (size_t i = 0; i < ARRAY_SIZE(mkfs_tools); i++) {
 		int rc;
 
 		if (strcmp(mkfs_tools[i].type, type) != 0 || stat(mkfs_tools[i].path, &st) < 0)
 			continue;
-		log_note("writable branch %s is blank; formatting it as %s (union.format=%s)",
-			 b->upper_dev, type, type);
-		rc = run_mkfs(mkfs_tools[i].path, mkfs_tools[i].args, b->upper_dev);
-		if (rc < 0) {
-			log_err("formatting %s as %s with %s failed", b->upper_dev, type,
-				mkfs_tools[i].path);
-			return rc;
-		}
-		log_note("writable branch %s: formatted as %s in %llu ms", b->upper_dev, type,
-			 (unsigned long long)(sys_now_ms() - t0));
-		return 0;
+		rc = run_mkfs(mkfs_tools[i].path, mkfs_tools[i].args, dev);
+		if (rc < 0)
+			log_err("formatting %s as %s with %s failed", dev, type, mkfs_tools[i].path);
+		return rc;
 	}
-	log_err("writable branch %s is blank but this initramfs carries no mkfs for %s (add it to the board's TOOLS=)",
-		b->upper_dev, type);
+	log_err("%s: this initramfs carries no mkfs for %s (add it to the board's TOOLS=)", dev, type);
 	return -ENOENT;
 }
 

@@ -392,6 +392,44 @@ fail:
 	return rc;
 }
 
+int image_medium_rw(struct boot *b, const char *dev, const char *type, char *dir)
+{
+	int rc = strfmt(dir, 48, MEDIA_DIR "/%u", media_seq++);
+
+	return rc < 0 ? rc : medium_get(b, dev, type, dir, 1);
+}
+
+void image_medium_put(const char *dir)
+{
+	if (!medium_put(dir) && umount2(dir, 0) < 0)
+		log_warn("cannot unmount %s: %s; it stays", dir, strerror(errno));
+}
+
+void image_release_upper(struct boot *b)
+{
+	struct medium *m = medium_find(b->upper_medium, 1);
+
+	if (!b->upper_medium[0])
+		return;
+	b->upper_medium[0] = '\0';
+	b->upper_via[0] = '\0';
+	/* a loop still open somewhere (a lazy unmount) clears itself at its
+	 * last close: LOOP_CLR_FD then sets autoclear and succeeds */
+	if (loop_detach(b->upper_dev) < 0)
+		log_warn("cannot detach %s; it stays attached", b->upper_dev);
+	if (!m)
+		return;
+	if (--m->users == 0) {
+		if (umount2(m->dir, 0) < 0 && umount2(m->dir, MNT_DETACH) < 0)
+			log_warn("cannot unmount %s: %s; it stays read-write", m->dir, strerror(errno));
+	} else if (m->rw) { /* a read-only layer's image lives on it too */
+		if (sys_mount(NULL, m->dir, NULL, MS_REMOUNT | MEDIA_FLAGS, NULL) < 0)
+			log_warn("cannot make %s read-only again; it stays read-write", m->dir);
+		else
+			m->rw = 0;
+	}
+}
+
 int image_present(struct boot *b, const char *dev, const char *type, const char *path)
 {
 	struct chain c = { .n = 0 };

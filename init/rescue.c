@@ -119,6 +119,7 @@ void onfail(struct boot *b, const char *why)
 {
 	struct sbuf sb;
 
+	image_release_upper(b); /* before a shell: the user may mend the stick */
 	switch (b->cfg.onfail) {
 	case ONFAIL_SHELL:
 		if (rescue_shell(why) < 0)

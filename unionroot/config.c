@@ -23,6 +23,7 @@ enum ptype {
 	P_UINT,     /* min..max */
 	P_FLAG,     /* bare, =1 or =0 */
 	P_SIZE,     /* tmpfs size: N[kKmMgG] or N% */
+	P_BYTES,    /* a file's size: N[KMGT], at least CFG_PERSIST_MIN */
 	P_BREAK,    /* comma list of phases */
 	P_VERITY,   /* union.verity: verity_args_parse */
 };
@@ -69,6 +70,7 @@ static const struct param params[] = {
 	UINT("union.maxfails", maxfails, 0, 1000),
 	ENUM("union.session", session_volatile, session_names, -1),
 	STR("union.size", P_SIZE, size),
+	STR("union.persist.size", P_BYTES, persist_size),
 	ENUM("union.scan", scan, scan_names, -1),
 	ENUM("union.removable", removable, removable_names, -1),
 	STR("union.format", P_ENUM, format),
@@ -205,6 +207,31 @@ static int is_size(const char *v)
 	return parse_uint(digits, 1, 999999999, &n) == 0;
 }
 
+int config_bytes(const char *v, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	uint64_t n = 0;
+	const char *u;
+
+	if (*v < '0' || *v > '9')
+		return -EINVAL;
+	for (; *v >= '0' && *v <= '9'; v++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		n = n * 10 + (uint64_t)(*v - '0');
+	}
+	u = *v ? strchr(units, *v >= 'a' ? *v - 32 : *v) : NULL;
+	if (*v && (!u || v[1]))
+		return -EINVAL;
+	for (const char *k = units; u && k <= u; k++) {
+		if (n > UINT64_MAX >> 10)
+			return -ERANGE;
+		n <<= 10;
+	}
+	*out = n;
+	return 0;
+}
+
 static int find_name(const char *const *names, size_t count, const char *v)
 {
 	for (size_t i = 0; i < count; i++)
@@ -249,6 +276,13 @@ static const char *check_string(const struct param *p, const char *v)
 		struct verity_arg args[SPEC_LIST_MAX];
 
 		return verity_args_parse(v, args, SPEC_LIST_MAX, why, sizeof(why)) < 0 ? why : NULL;
+	}
+	case P_BYTES: {
+		uint64_t n;
+
+		if (config_bytes(v, &n) < 0 || n > CFG_PERSIST_MAX)
+			return "want a size like 512M or 4G";
+		return n < CFG_PERSIST_MIN ? "at least 16M" : NULL;
 	}
 	case P_ENUM: /* string-valued enum: union.format */
 		return find_name(format_names, ARRAY_SIZE(format_names), v) >= 0

@@ -5,6 +5,7 @@
 #define UNIONROOT_CONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "defs.h"
 
@@ -15,6 +16,8 @@
 #define CFG_WORD_MAX 32
 #define CFG_ERR_MAX 256
 #define CFG_WAIT_FOREVER (-1)
+#define CFG_PERSIST_MIN (16ull << 20) /* an ext4 with room for work/ and a change */
+#define CFG_PERSIST_MAX (1ull << 44)  /* 16 TiB */
 
 enum cfg_mode { MODE_AUTO, MODE_OVERLAY, MODE_COPYUP };
 enum cfg_onfail { ONFAIL_TMPFS, ONFAIL_SHELL, ONFAIL_REBOOT, ONFAIL_HALT };
@@ -42,6 +45,7 @@ struct config {
 	int maxfails;
 	int session_volatile;
 	char size[CFG_WORD_MAX];    /* tmpfs size= */
+	char persist_size[CFG_WORD_MAX]; /* union.persist.size: make a missing persistence file */
 	int scan;                   /* enum cfg_scan */
 	int removable;              /* enum cfg_removable */
 	char format[CFG_WORD_MAX];  /* union.format, "" = never */
@@ -82,6 +86,9 @@ void config_apply_text(struct config *c, char *text, int board,
 /* The deadline for devices, in seconds (CFG_WAIT_FOREVER): union.wait, or
  * none with rootwait. rootdelay= is a pause before it, not part of it. */
 int config_wait(const struct config *c);
+/* A size "N[KMGT]" (binary units, either case) in bytes: 0, -EINVAL or
+ * -ERANGE. */
+int config_bytes(const char *v, uint64_t *out) WUR;
 /* Names for enum values, for plan/status output. */
 const char *config_mode_name(int mode);
 const char *config_onfail_name(int onfail);

@@ -8,10 +8,10 @@
 #include "config.h"
 
 static const char *const mountable[] = {
-	"iso9660", "vfat", "ext4", "ext3", "ext2", "f2fs", "erofs", "btrfs", "xfs", "squashfs",
+	"iso9660", "vfat", "exfat", "ext4", "ext3", "ext2", "f2fs", "erofs", "btrfs", "xfs", "squashfs",
 };
 
-static const char *const image_carriers[] = { "iso9660", "vfat" };
+static const char *const image_carriers[] = { "iso9660", "vfat", "exfat" };
 
 static int in_list(const char *type, const char *const *list, size_t n)
 {
@@ -28,7 +28,8 @@ int media_mountable(const char *type)
 
 const char *media_mount_options(const char *type)
 {
-	return strcmp(type, "vfat") == 0 ? "iocharset=utf8" : NULL;
+	/* exfat: utf8 is its own code, no nls module needed */
+	return strcmp(type, "vfat") == 0 || strcmp(type, "exfat") == 0 ? "iocharset=utf8" : NULL;
 }
 
 int media_holds_images(const char *type)

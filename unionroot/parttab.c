@@ -244,6 +244,8 @@ static int mbr_read(const struct probe_src *src, unsigned ss, const uint8_t *mbr
 	/* A FAT boot sector ends in 0x55AA too: it is a filesystem, not a
 	 * table (blkid makes the same check). */
 	rc = probe_vfat(src, &fat);
+	if (rc == 0)
+		rc = probe_exfat(src, &fat); /* its boot code may look like entries */
 	if (rc < 0)
 		return rc;
 	if (rc > 0)

@@ -136,6 +136,25 @@ static void decide_verity(const struct config *c, struct plan *p)
 						      VFAIL_RESCUE;
 }
 
+/* A persistence file (a SPEC with one path) that is missing is made when
+ * union.persist.size names its size, with union.format's file system when
+ * that can be an upper, else ext4. */
+static void decide_persist(const struct plan_facts *f, struct plan *p)
+{
+	static struct spec s; /* persist_path points into it */
+	const struct config *c = f->cfg;
+	char why[CFG_ERR_MAX];
+
+	if (p->upper_kind != UPPER_DEVICE || spec_parse(c->upper, &s, why, sizeof(why)) < 0 ||
+	    s.npaths != 1)
+		return;
+	p->persist_path = s.paths[0];
+	if (!c->persist_size[0] || config_bytes(c->persist_size, &p->persist_bytes) < 0)
+		return;
+	p->persist_fs = strcmp(c->format, "f2fs") == 0 ? "f2fs" : "ext4";
+	p->persist_make = f->upper_file_missing;
+}
+
 void plan_build(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
@@ -147,6 +166,7 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	p->lowers = c->lower[0] ? c->lower : c->root;
 	p->upper_kind = configured_kind(c);
 	decide_verity(c, p);
+	decide_persist(f, p);
 	if (p->upper_kind == UPPER_DEVICE && branch_unusable(f)) {
 		p->upper_failed = 1;
 		p->upper_kind = c->onfail == ONFAIL_REBOOT || c->onfail == ONFAIL_HALT ? UPPER_NONE :

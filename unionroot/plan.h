@@ -6,6 +6,7 @@
 #define UNIONROOT_PLAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "decide.h"
@@ -37,6 +38,7 @@ struct plan_facts {
 	const char *upper_dev;         /* its node, "" or NULL when not known */
 	const char *upper_type;        /* its file system as probed, "" or NULL unknown */
 	char upper_failed[PLAN_WHY_MAX]; /* why the writable branch cannot be used, "" */
+	int upper_file_missing;        /* a persistence file was looked for and is not there */
 	int have_overlay;              /* the kernel knows overlayfs (modules tried) */
 	int image_overlay;             /* the image carries an overlay module for it */
 	int state_known;               /* the branch's control state was read */
@@ -64,6 +66,10 @@ struct plan {
 	int verity_fail;               /* enum plan_verity_fail */
 	const char *copyup_missing;    /* why copy-up was needed, in a build without it */
 	int upper_needs_copyup;        /* so the writable device falls to union.onfail */
+	const char *persist_path;      /* the persistence file on its medium, NULL: none */
+	uint64_t persist_bytes;        /* union.persist.size: a missing file is made, 0 never */
+	const char *persist_fs;        /* and formatted as this */
+	int persist_make;              /* it is missing: make it now */
 };
 /* The verity entry of read-only layer n (1-based), NULL when unverified. */
 const struct verity_arg *plan_verity(const struct plan *p, unsigned n);

@@ -42,6 +42,19 @@ static void upper_line(struct sbuf *sb, const struct plan *p, const char *spec)
 	}
 }
 
+static void persist_line(struct sbuf *sb, const struct plan *p)
+{
+	const struct config *c = p->facts->cfg;
+
+	sbuf_addf(sb, KEY "%s: ", "persistence", p->persist_path);
+	if (!p->persist_bytes)
+		sbuf_add(sb, "a missing file is not made (union.persist.size= would make it)\n");
+	else
+		sbuf_addf(sb, "%s, %s as %s (union.persist.size)\n",
+			  p->persist_make ? "missing: made now" : "made at boot when missing",
+			  c->persist_size, p->persist_fs);
+}
+
 static void backend_line(struct sbuf *sb, const struct plan *p)
 {
 	static const char *const names[] = { "overlay", "copy-up", "read-only", "none, the boot stops" };
@@ -131,6 +144,8 @@ int plan_format(const struct plan *p, char *buf, size_t cap)
 	sbuf_addf(&sb, KEY "%s\n", "layers", p->lowers[0] ? p->lowers : "none");
 	verity_lines(&sb, p);
 	upper_line(&sb, p, spec);
+	if (p->persist_path)
+		persist_line(&sb, p);
 	backend_line(&sb, p);
 	if (p->upper_kind == UPPER_DEVICE || p->decided.failsafe)
 		branch_lines(&sb, p);

@@ -15,7 +15,8 @@
 /*
  * Order: the LUKS header first, because what follows it is ciphertext that
  * may look like anything. Then signatures at offset 0 (squashfs, xfs), at
- * 1 KiB (ext, f2fs, erofs), at 64 KiB (btrfs) and 32 KiB (iso9660). vfat
+ * 1 KiB (ext, f2fs, erofs), at 64 KiB (btrfs) and 32 KiB (iso9660), exFAT's
+ * name at 3 (with a checksum, before FAT, whose BPB it zeroes). vfat
  * is last: its "magic" is an x86 boot sector, the weakest signature, and a
  * hybrid ISO or a partitioned disk carries one too. The first match wins;
  * unlike "blkid -p" we do not refuse devices with two signatures.
@@ -29,6 +30,7 @@ const struct probe_fs_row probe_table[] = {
 	{ "erofs", probe_erofs },
 	{ "btrfs", probe_btrfs },
 	{ "iso9660", probe_iso9660 },
+	{ "exfat", probe_exfat },
 	{ "vfat", probe_vfat },
 };
 const size_t probe_table_len = sizeof(probe_table) / sizeof(probe_table[0]);

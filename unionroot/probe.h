@@ -82,6 +82,7 @@ int probe_f2fs(const struct probe_src *src, struct probe_info *out) PROBE_WUR;
 int probe_erofs(const struct probe_src *src, struct probe_info *out) PROBE_WUR;
 int probe_btrfs(const struct probe_src *src, struct probe_info *out) PROBE_WUR;
 int probe_iso9660(const struct probe_src *src, struct probe_info *out) PROBE_WUR;
+int probe_exfat(const struct probe_src *src, struct probe_info *out) PROBE_WUR;
 int probe_vfat(const struct probe_src *src, struct probe_info *out) PROBE_WUR;
 
 #endif

@@ -183,6 +183,23 @@ if mk probe/vfat mkfs.vfat dosfstools; then
 	fi
 fi
 
+# ---- exfat ----
+if mk probe/exfat mkfs.exfat exfatprogs; then
+	for cl in 512 4096 32K; do
+		rm -f "$T/exfat.img"
+		truncate -s 64M "$T/exfat.img"
+		mkfs.exfat -c "$cl" -L "Stick $cl" "$T/exfat.img" >/dev/null 2>&1 &&
+			check_fs "probe/exfat-cluster-$cl" "$T/exfat.img" exfat
+	done
+	rm -f "$T/exfat.img"
+	truncate -s 8M "$T/exfat.img"
+	mkfs.exfat "$T/exfat.img" >/dev/null 2>&1 && check_fs probe/exfat-without-label "$T/exfat.img" exfat
+	rm -f "$T/exfat.img"
+	truncate -s 8M "$T/exfat.img"
+	mkfs.exfat --pack-bitmap -L packed "$T/exfat.img" >/dev/null 2>&1 &&
+		check_fs probe/exfat-packed-bitmap "$T/exfat.img" exfat
+fi
+
 # ---- f2fs ----
 if mk probe/f2fs mkfs.f2fs f2fs-tools; then
 	truncate -s 64M "$T/f2fs.img"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Configuration: defaults, board file then command line, and every bad
  * value named and replaced by its default. */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "config.h"
@@ -100,6 +101,10 @@ static void bad_values_are_named_and_defaults_kept(void)
 		{ "union.lower=LABEL=x:/a/../../b", ".." },
 		{ "union.removable=nosuid", "union.removable" },
 		{ "union.test.stall=601", "out of range" },
+		{ "union.persist.size=15M", "at least 16M" },
+		{ "union.persist.size=1P", "like 512M" }, { "union.persist.size=50%", "like 512M" },
+		{ "union.persist.size=99999999999999999999", "like 512M" },
+		{ "union.persist.size=M", "like 512M" }, { "union.persist.size=17T", "like 512M" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct config c, d;
@@ -258,6 +263,28 @@ static void random_garbage_never_crashes(void)
 	}
 }
 
+static void persist_sizes_are_binary_units(void)
+{
+	uint64_t n = 0;
+	struct config c;
+	struct errs e = { 0 };
+
+	CHECK_INT(config_bytes("512M", &n), 0);
+	CHECK_INT(n, 512ull << 20);
+	CHECK_INT(config_bytes("4g", &n), 0);
+	CHECK_INT(n, 4ull << 30);
+	CHECK_INT(config_bytes("16777216", &n), 0);
+	CHECK_INT(n, 16ull << 20);
+	CHECK_INT(config_bytes("2T", &n), 0);
+	CHECK_INT(n, 2ull << 40);
+	CHECK_INT(config_bytes("16777216T", &n), -ERANGE);
+	CHECK_INT(config_bytes("1MB", &n), -EINVAL);
+	CHECK_INT(config_bytes("", &n), -EINVAL);
+	config_defaults(&c);
+	apply(&c, "union.persist.size=1G", &e);
+	CHECK_STR(c.persist_size, "1G");
+}
+
 UNIT_SUITE(config,
 	   { "defaults are the documented ones", defaults_are_documented_ones },
 	   { "the command line wins over the board", the_command_line_wins_over_the_board },
@@ -270,4 +297,5 @@ UNIT_SUITE(config,
 	   { "root= on the command line beats the board's union.lower",
 	     root_on_the_command_line_beats_the_boards_lower },
 	   { "other parameters are not ours", other_parameters_are_not_ours },
-	   { "random garbage never crashes", random_garbage_never_crashes });
+	   { "random garbage never crashes", random_garbage_never_crashes },
+	   { "union.persist.size takes binary units K, M, G, T", persist_sizes_are_binary_units });

@@ -50,6 +50,7 @@ static void live_media_carry_images_layers_do_not(void)
 {
 	CHECK(media_holds_images("iso9660"));
 	CHECK(media_holds_images("vfat"));
+	CHECK(media_holds_images("exfat")); /* Ventoy's sticks */
 	CHECK(!media_holds_images("squashfs"));
 	CHECK(!media_holds_images("ext4"));
 	CHECK(!media_holds_images(""));
@@ -58,6 +59,7 @@ static void live_media_carry_images_layers_do_not(void)
 static void vfat_media_mount_with_utf8(void)
 {
 	CHECK_STR(media_mount_options("vfat"), "iocharset=utf8");
+	CHECK_STR(media_mount_options("exfat"), "iocharset=utf8");
 	CHECK(media_mount_options("iso9660") == NULL);
 }
 
@@ -149,7 +151,7 @@ UNIT_SUITE(media,
 	   { "auto scans mountable media only", auto_scans_mountable_media_only },
 	   { "union.scan=removable skips fixed disks", scan_removable_skips_fixed_disks },
 	   { "live media carry images, layers do not", live_media_carry_images_layers_do_not },
-	   { "vfat media mount with utf8", vfat_media_mount_with_utf8 },
+	   { "vfat and exfat media mount with utf8", vfat_media_mount_with_utf8 },
 	   { "MemAvailable in bytes", meminfo_gives_memavailable_in_bytes },
 	   { "union.toram keeps headroom", toram_keeps_headroom },
 	   { "paths open beneath the medium", paths_open_beneath_the_medium },

@@ -147,6 +147,22 @@ static const struct golden table[] = {
 	  "backend          overlay: overlayfs is available\n"
 	  "session          no: union.session=volatile needs a persistent branch under overlayfs\n"
 	  "on failure       tmpfs\n" },
+	{ "persist-file-kept", "union.upper=LABEL=STICK:/persistence.img", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=STICK:/persistence.img on /dev/vdb (ext4), persistent\n"
+	  "persistence      /persistence.img: a missing file is not made (union.persist.size= would make it)\n"
+	  "backend          overlay: overlayfs is available\n" NORMAL_TAIL },
+	{ "persist-file-made-when-missing", "union.upper=LABEL=STICK:/persistence.img union.persist.size=512M",
+	  PRESENT_UNKNOWN, "", 0, 1, 0, NULL, NULL, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=STICK:/persistence.img, persistent (the device is looked for at boot)\n"
+	  "persistence      /persistence.img: made at boot when missing, 512M as ext4 (union.persist.size)\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "failsafe         unknown: the control state is read at boot\n"
+	  "reset            no\n"
+	  "upgrade          unknown: the layers' identities are compared at boot\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n" },
 	{ "read-only", "union.upper=none", PRESENT_UNKNOWN, "", 1, 1, 0, NULL, NULL, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         none (union.upper=none): a read-only root\n"
@@ -269,8 +285,42 @@ static void failsafe_on_vfat_takes_an_overlay_over_tmpfs(void)
 	CHECK_INT(p.backend, PLAN_OVERLAY);
 }
 
+/* The boot found the stick but not the file: with union.persist.size the
+ * plan makes it (as union.format's f2fs), without it the branch fails. */
+static void a_missing_persistence_file_is_made_only_with_a_size(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	char buf[256], text[PLAN_TEXT_MAX];
+
+	config_defaults(&c);
+	snprintf(buf, sizeof(buf), "union.lower=/dev/vda union.upper=LABEL=STICK:/p.img union.persist.size=1g union.format=f2fs");
+	config_apply_text(&c, buf, 0, no_err, NULL);
+	memset(&f, 0, sizeof(f));
+	f.cfg = &c;
+	f.upper_present = PRESENT_UNKNOWN;
+	plan_build(&f, &p);
+	CHECK_INT(p.persist_make, 0);
+	CHECK_INT(p.persist_bytes, 1ull << 30);
+	f.upper_file_missing = 1;
+	plan_build(&f, &p);
+	CHECK_INT(p.persist_make, 1);
+	CHECK_STR(p.persist_fs, "f2fs");
+	CHECK_STR(p.persist_path, "/p.img");
+	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+	CHECK(strstr(text, "persistence      /p.img: missing: made now, 1g as f2fs (union.persist.size)\n"));
+	config_defaults(&c);
+	snprintf(buf, sizeof(buf), "union.lower=/dev/vda union.upper=LABEL=STICK:/p.img");
+	config_apply_text(&c, buf, 0, no_err, NULL);
+	plan_build(&f, &p);
+	CHECK_INT(p.persist_make, 0);
+	CHECK_INT(p.persist_bytes, 0);
+}
+
 UNIT_SUITE(plan,
 	   { "every fact set gives its golden plan", every_fact_set_gives_its_golden_plan },
 	   { "without copy-up a branch that needs it takes union.onfail",
 	     without_copyup_a_branch_that_needs_it_takes_onfail },
-	   { "failsafe on vfat takes an overlay over tmpfs", failsafe_on_vfat_takes_an_overlay_over_tmpfs });
+	   { "failsafe on vfat takes an overlay over tmpfs", failsafe_on_vfat_takes_an_overlay_over_tmpfs },
+	   { "a missing persistence file is made only with union.persist.size", a_missing_persistence_file_is_made_only_with_a_size });

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+/* Step 4: the persistence file the plan says to make (union.persist.size) is
+ * made under a temporary name, sized, formatted and synced, then renamed into
+ * place: a power cut never leaves a half-made file under the name booted. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h> /* renameat only */
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "log.h"
+#include "loopdev.h"
+#include "sbuf.h"
+#include "sys.h"
+
+#define TMP_SUFFIX ".unionroot-new"
+
+/* fallocate where the medium has it (ext4, f2fs, btrfs, xfs; vfat, which
+ * zero-fills); else a growing ftruncate, which on exFAT allocates and
+ * zero-fills too: FAT and exFAT have no holes, the others need none. */
+static int size_file(int fd, uint64_t bytes)
+{
+	if (fallocate(fd, 0, 0, (off_t)bytes) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return -errno;
+	return ftruncate(fd, (off_t)bytes) < 0 ? -errno : 0;
+}
+
+/* mkfs on a loop over the file: the formatter wants a device, and the loop
+ * keeps it beneath the medium whatever the path holds. */
+static int format_file(int fd, const char *fs)
+{
+	struct loopdev ld;
+	int loop = loop_attach(fd, LOOP_WRITABLE, &ld), rc;
+
+	if (loop < 0)
+		return loop;
+	close(loop);
+	rc = firstboot_mkfs(ld.path, fs);
+	if (loop_detach(ld.path) < 0)
+		log_warn("cannot detach %s; it stays attached", ld.path);
+	/* the loop wrote through the file's page cache */
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -errno;
+	return rc;
+}
+
+/* The directory the file goes in, beneath the medium's top; *base gets the
+ * file's own name. An fd or -errno. */
+static int open_parent(int top, const char *path, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[SPEC_PATH_MAX];
+
+	*base = slash ? slash + 1 : path;
+	while (slash && slash > path && slash[-1] == '/')
+		slash--;
+	if (!slash || slash == path) {
+		int fd = openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		return fd < 0 ? -errno : fd;
+	}
+	if ((size_t)(slash - path) >= sizeof(parent))
+		return -ENAMETOOLONG;
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = '\0';
+	return sys_open_beneath(top, parent, O_RDONLY | O_DIRECTORY);
+}
+
+/* The file under tmp in pfd, sized, formatted, synced, renamed to base. */
+static int make_in(int pfd, const char *tmp, const char *base, const struct plan *p,
+		   const char **what)
+{
+	int fd, rc;
+
+	*what = "removing a half-made file a power cut left";
+	if (unlinkat(pfd, tmp, 0) < 0 && errno != ENOENT)
+		return -errno;
+	*what = "creating it";
+	fd = openat(pfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	*what = "allocating it";
+	rc = size_file(fd, p->persist_bytes);
+	if (rc == 0) {
+		*what = "formatting it";
+		rc = format_file(fd, p->persist_fs);
+	}
+	close(fd);
+	if (rc == 0) {
+		*what = "renaming it into place";
+		rc = renameat(pfd, tmp, pfd, base) < 0 ? -errno : 0;
+	}
+	if (rc == 0)
+		rc = fsync(pfd) < 0 ? -errno : 0; /* the rename is what makes it */
+	else if (unlinkat(pfd, tmp, 0) < 0)
+		log_warn("cannot remove the half-made %s: %s", tmp, strerror(errno));
+	return rc;
+}
+
+int persist_make(struct boot *b, const char *dev, const char *type, char *why, size_t whylen)
+{
+	const struct plan *p = &b->plan;
+	const char *what = "mounting its medium read-write", *base = "";
+	char dir[48], tmp[SPEC_PATH_MAX + sizeof(TMP_SUFFIX)];
+	uint64_t t0 = sys_now_ms();
+	int top = -1, pfd = -1, rc, mounted;
+
+	log_note("writable branch: persistence file %s on %s is missing; making it, %s as %s (union.persist.size)",
+		 p->persist_path, dev, b->cfg.persist_size, p->persist_fs);
+	watchdog_step(0, "making persistence file %s on %s", p->persist_path, dev); /* mkfs has its own limit */
+	rc = image_medium_rw(b, dev, type, dir);
+	mounted = rc == 0;
+	if (mounted) {
+		what = "opening its directory";
+		top = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		rc = top < 0 ? -errno : open_parent(top, p->persist_path, &base);
+		pfd = rc;
+	}
+	if (rc >= 0)
+		rc = strfmt(tmp, sizeof(tmp), "%s" TMP_SUFFIX, base);
+	if (rc >= 0)
+		rc = make_in(pfd, tmp, base, p, &what);
+	if (pfd >= 0)
+		close(pfd);
+	if (top >= 0)
+		close(top);
+	if (mounted) /* unmounted when nothing else uses it: all of it written */
+		image_medium_put(dir);
+	watchdog_step_end();
+	if (rc < 0) {
+		IGNORE(strfmt(why, whylen, "writable branch: making persistence file %s on %s failed: %s: %s%s",
+			      p->persist_path, dev, what, strerror(-rc),
+			      rc == -EFBIG ? " (FAT files stop at 4 GiB)" : "")); /* may cut */
+		return rc;
+	}
+	log_note("writable branch: persistence file %s on %s made in %llu ms", p->persist_path, dev,
+		 (unsigned long long)(sys_now_ms() - t0));
+	return 0;
+}
