@@ -25,7 +25,7 @@ done
 for t in dmsetup unshare losetup mkfs.ext4 mksquashfs rsync /usr/bin/python3; do
 	command -v "$t" >/dev/null || { skip replay "$t not installed"; exit 0; }
 done
-MODULES="dm-log-writes dm-flakey f2fs vfat loop overlay ext4 squashfs"
+MODULES="dm-log-writes dm-flakey f2fs vfat nls_cp437 nls_ascii nls_utf8 loop overlay ext4 squashfs"
 if [ -z "${HOSTVM:-}${REPLAY_IN_NS:-}" ]; then
 	# shellcheck disable=SC2086 # one word a module
 	for m in $MODULES; do modprobe -q "$m" 2>/dev/null; done
@@ -126,13 +126,15 @@ make_base() {
 # half done: ready/ without upper/) or mixed
 tree_state() {
 	local d=$1
+	# a file whose data never reached the disk reads as zeros
+	text() { tr -d '\0' <"$1" 2>/dev/null; }
 	if [ ! -e "$d/upper" ] && [ -d "$d/.unionroot/ready" ]; then
 		echo none
-	elif [ "$(cat "$d/upper/root/data" 2>/dev/null)" = old ] && [ -f "$d/upper/etc/unionroot/keep" ] &&
-		[ "$(cat "$d/upper/home/u/note" 2>/dev/null)" = kept ]; then
+	elif [ "$(text "$d/upper/root/data")" = old ] && [ -f "$d/upper/etc/unionroot/keep" ] &&
+		[ "$(text "$d/upper/home/u/note")" = kept ]; then
 		echo old
 	elif [ ! -e "$d/upper/root/data" ] && [ ! -e "$d/upper/etc" ] &&
-		[ "$(cat "$d/upper/home/u/note" 2>/dev/null)" = kept ]; then
+		[ "$(text "$d/upper/home/u/note")" = kept ]; then
 		echo factory
 	else
 		echo mixed
