@@ -56,6 +56,14 @@ int cmd_copyup(int argc, char **argv)
 		fprintf(stderr, "unionroot copyup: %s: %s\n", argv[img < 0 ? i : i + 1], strerror(errno));
 		return 1;
 	}
+	if (branch_holds_symlinks(rw) == 0) {
+		/* as the boot refuses it: a copy would lose every link of the image */
+		fprintf(stderr, "unionroot copyup: writable branch %s cannot hold symbolic links, so no root can live on it; nothing copied\n",
+			argv[i + 1]);
+		close(img);
+		close(rw);
+		return 1;
+	}
 	rc = branch_prepare(rw, 0, &br, &what);
 	if (rc < 0) {
 		fprintf(stderr, "unionroot copyup: %s: %s failed: %s\n", argv[i + 1], what, strerror(-rc));
