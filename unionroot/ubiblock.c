@@ -40,9 +40,10 @@ static int data_bytes(const char *volume, uint64_t *out)
 
 int ubiblock_probe(const char *volume, char *type, size_t cap)
 {
-	struct probe_src src;
+	struct probe_src src = { .size = 0 };
 	struct probe_info info;
 	uint8_t head[64];
+	size_t want;
 	int fd = open_volume(volume), rc;
 
 	if (fd < 0)
@@ -58,7 +59,8 @@ int ubiblock_probe(const char *volume, char *type, size_t cap)
 	/* a volume shorter than the head (or a fresh one) is judged on
 	 * what could be read; 0xFF is what unmapped eraseblocks read as */
 	memset(head, 0xff, sizeof(head));
-	if (rc >= 0 && src.size && pread(fd, head, src.size < sizeof(head) ? src.size : sizeof(head), 0) < 0)
+	want = src.size < sizeof(head) ? (size_t)src.size : sizeof(head);
+	if (rc >= 0 && want && pread(fd, head, want, 0) < 0)
 		rc = -errno;
 	close(fd);
 	if (rc < 0)

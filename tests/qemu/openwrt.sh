@@ -87,6 +87,11 @@ sw=$(sed -n 's/^\[ *\([0-9.]*\)\] unionroot: switching to .*/\1/p' "$T/n2.log")
 delay=$(awk -v sw="${sw:-6}" -v s="$RANDOM" 'BEGIN { srand(s); printf "%.1f", 1 + sw * (0.8 + rand() * 0.4) }')
 "$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$N" --cmd 'sleep 30' "${NAND[@]}" \
 	--timeout "$delay" --log "$T/n3.log" >/dev/null 2>&1
+if grep -q 'unionroot: switching to' "$T/n3.log"; then
+	echo "openwrt: the power cut at $delay s came after the switch (the reset was applied)" >&2
+else
+	echo "openwrt: the power cut at $delay s came before the switch: $(grep -a 'unionroot: ' "$T/n3.log" | tail -1)" >&2
+fi
 if boot "$T/n4.log" "$N" "$(reset_probe 200)" "${NAND[@]}"; then
 	expect "after a power cut during the reset the next boot is the factory state" "$T/n4.log" '^MARK-state=factory'
 	expect "and no reset is pending any more" "$T/n4.log" '^MARK-pending=no'
