@@ -70,6 +70,7 @@ else
 	fail "NAND first boot" "no clean boot (see $T/n1.log)"
 	keep_log "$T/n1.log"
 fi
+t0=$(date +%s.%N)
 if boot "$T/n2.log" "$N" "$SHOW_CHANGES$(reset_setup 200)" "${NAND[@]}"; then
 	expect "settings in rootfs_data survive a reboot" "$T/n2.log" '^MARK-persist=nand-settings'
 	expect "a file deleted from the squashfs stays deleted" "$T/n2.log" '^MARK-factory-gone'
@@ -80,11 +81,16 @@ else
 	fail "NAND second boot" "no clean boot (see $T/n2.log)"
 	keep_log "$T/n2.log"
 fi
-# the power cut lands around the switch, where the reset is applied (timed
-# from the first boot's log, like tests/qemu/powercut.sh); whether it cut
-# the reset itself or just before or after it, the next boot ends factory
-sw=$(sed -n 's/^\[ *\([0-9.]*\)\] unionroot: switching to .*/\1/p' "$T/n2.log")
-delay=$(awk -v sw="${sw:-6}" -v s="$RANDOM" 'BEGIN { srand(s); printf "%.1f", 1 + sw * (0.8 + rand() * 0.4) }')
+# the power cut lands around the switch, where the reset is applied, timed
+# from the last boot like tests/qemu/powercut.sh: QEMU's own start (its wall
+# time less the guest's last uptime), then the guest's time to the switch;
+# whether it cuts the reset itself or lands just before or after it, the
+# next boot must end factory
+delay=$(awk -v s="$RANDOM" -v t0="$t0" -v t1="$(date +%s.%N)" \
+	-v up="$(sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p' "$T/n2.log" | tail -1)" \
+	-v sw="$(sed -n 's/^\[ *\([0-9.]*\)\] unionroot: switching to .*/\1/p' "$T/n2.log")" \
+	'BEGIN { srand(s); fw = t1 - t0 - up; if (fw < 0) fw = 0
+		printf "%.1f", fw + (sw ? sw : 6) * (0.9 + rand() * 0.2) }')
 "$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$N" --cmd 'sleep 30' "${NAND[@]}" \
 	--timeout "$delay" --log "$T/n3.log" >/dev/null 2>&1
 if grep -q 'unionroot: switching to' "$T/n3.log"; then
