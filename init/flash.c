@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* Raw flash for step 4: mtd:NAME (or mtd:N) becomes /dev/mtdblockN, judged
  * by what its eraseblocks hold; ubi:VOLUME is found by name after attaching
- * union.ubi= (UBI_IOCATT), and a missing writable volume is made from the
- * free space on first boot (UBI_IOCMKVOL). Nothing here erases anything
- * unless union.format=jffs2 asked for it. */
+ * union.ubi= (UBI_IOCATT), a read-only one holding squashfs is mounted
+ * through ubiblock, and a missing writable volume is made from the free
+ * space on first boot (UBI_IOCMKVOL). Nothing here erases anything unless
+ * union.format=jffs2 asked for it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <mtd/mtd-user.h>
@@ -19,6 +20,7 @@
 #include "sbuf.h"
 #include "sys.h"
 #include "ubi.h"
+#include "ubiblock.h"
 
 #define HEAD_BYTES 4096u
 
@@ -292,6 +294,42 @@ static int ubi_make_volume(const char *name)
 	return rc;
 }
 
+/* A read-only layer in UBI volume dev ("ubi0_1"): ubifs is mounted as it
+ * is; a squashfs (any file system the probe table knows) is mounted from
+ * the volume's ubiblock device, created here. Always 1 (resolved): type ""
+ * when the volume cannot be used, said why. */
+static int lower_volume(const struct spec *s, char *dev, char *type, const char *role)
+{
+	char block[48];
+	int rc = ubiblock_probe(dev, type, 16);
+
+	if (rc == UBI_HOLDS_UBIFS) {
+		IGNORE(strcopy(type, 16, "ubifs")); /* fits */
+		log_info("%s: ubi:%s is %s (ubifs)", role, s->value, dev);
+		return 1;
+	}
+	if (rc < 0 || rc == UBI_HOLDS_UNKNOWN) {
+		log_err("%s: ubi:%s (%s) %s%s; not using it", role, s->value, dev,
+			rc < 0 ? "cannot be read: " : "holds neither ubifs nor a file system for ubiblock",
+			rc < 0 ? strerror(-rc) : "");
+		type[0] = '\0';
+		return 1;
+	}
+	rc = ubiblock_path(dev, block, sizeof(block));
+	if (rc == 0)
+		rc = ubiblock_create(dev);
+	if (rc < 0) {
+		log_err("%s: ubi:%s (%s) holds %s, but creating its ubiblock device failed: %s%s; not using it",
+			role, s->value, dev, type, strerror(-rc),
+			rc == -ENOSYS ? " (a kernel without CONFIG_MTD_UBI_BLOCK)" : "");
+		type[0] = '\0';
+		return 1;
+	}
+	log_info("%s: ubi:%s is %s (%s in UBI volume %s)", role, s->value, block, type, dev);
+	IGNORE(strcopy(dev, 48, block)); /* same size */
+	return 1;
+}
+
 static int resolve_ubi(struct boot *b, const struct spec *s, int is_upper, char *dev,
 		       char *type, const char *role)
 {
@@ -317,6 +355,8 @@ static int resolve_ubi(struct boot *b, const struct spec *s, int is_upper, char 
 	if (strfmt(dev, 48, "ubi%d_%d", w.dev, w.vol) < 0)
 		return 0;
 	IGNORE(strcopy(type, 16, "ubifs")); /* fits */
+	if (!is_upper)
+		return lower_volume(s, dev, type, role);
 	log_info("%s: ubi:%s is %s (ubifs)", role, s->value, dev);
 	return 1;
 }

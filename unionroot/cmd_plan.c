@@ -25,6 +25,7 @@
 #include "state.h"
 #include "sys.h"
 #include "ubi.h"
+#include "ubiblock.h"
 
 static void report(const char *msg, void *ctx)
 {
@@ -101,8 +102,8 @@ static int ubi_one(const char *name, unsigned char type, void *arg)
 	return 0;
 }
 
-/* mtd:NAME is /dev/mtdblockN, ubi:VOLUME a UBI volume, found as the boot
- * finds them; an mtdblock without a superblock is erased flash or jffs2,
+/* mtd:NAME is /dev/mtdblockN, ubi:VOLUME a UBI volume (its ubiblock device
+ * when it holds a squashfs), found as the boot finds them; an mtdblock without a superblock is erased flash or jffs2,
  * which the boot mounts as jffs2. 1 found (dev 48, type 16 bytes), else 0. */
 static int find_flash(const struct spec *s, char *dev, char *type)
 {
@@ -121,6 +122,10 @@ static int find_flash(const struct spec *s, char *dev, char *type)
 			return 0;
 		IGNORE(strcopy(dev, 48, u.dev));  /* same size */
 		IGNORE(strcopy(type, 16, "ubifs")); /* fits */
+		/* a squashfs in the volume is mounted through its ubiblock */
+		if (ubiblock_probe(u.dev, type, 16) != UBI_HOLDS_BLOCKFS ||
+		    ubiblock_path(u.dev, dev, 48) < 0)
+			IGNORE(strcopy(type, 16, "ubifs")); /* fits */
 		return 1;
 	}
 	if (sys_read_file("/proc/mtd", text, sizeof(text)) < 0 || mtd_find(text, s->value, &part) < 0 ||
@@ -178,6 +183,9 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 		}
 		printf("%-16s %s%s (%s)\n", "", count > 1 ? "several match; " : "", dev,
 		       type[0] ? type : "unknown type");
+		if (s->kind == SPEC_UBI && strncmp(dev, "/dev/ubiblock", 13) == 0)
+			printf("%-16s the %s in UBI volume ubi%s, through its ubiblock device (made at boot)\n",
+			       "", type, dev + 13);
 		if (upper) {
 			if (s->npaths == 1)
 				printf("%-16s then file %s inside it (mounted read-write), on a read-write loop device\n",

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* /sys/class/ubi names and numbers, parsed from strings: no I/O here. */
+/* /sys/class/ubi names and numbers, parsed from strings, and a volume's
+ * content judged from its first bytes: no I/O here. */
 #include "ubi.h"
 
 #include <errno.h>
 #include <string.h>
+
+#include "bytes.h"
 
 /* Digits at *p up to a non-digit; -1 when none or more than six. */
 static int number(const char **p)
@@ -78,4 +81,21 @@ uint64_t ubi_free_bytes(uint64_t avail_ebs, uint64_t eb_size)
 	if (!avail_ebs || !eb_size || avail_ebs > INT64_MAX / eb_size)
 		return 0;
 	return avail_ebs * eb_size;
+}
+
+/* UBIFS_NODE_MAGIC (fs/ubifs/ubifs-media.h), little-endian on the media:
+ * every ubifs node starts with it, the superblock node at LEB 0 first. */
+#define UBIFS_NODE_MAGIC 0x06101831u
+
+int ubi_holds(const uint8_t *head, size_t len, const char *probed)
+{
+	size_t i;
+
+	if (probed && probed[0])
+		return UBI_HOLDS_BLOCKFS;
+	if (len >= 4 && get_le32(head) == UBIFS_NODE_MAGIC)
+		return UBI_HOLDS_UBIFS;
+	for (i = 0; i < len && head[i] == 0xff; i++)
+		;
+	return len && i == len ? UBI_HOLDS_UBIFS : UBI_HOLDS_UNKNOWN;
 }

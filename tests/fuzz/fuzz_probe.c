@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer target for probe_fs and every probe row. The first byte puts
- * the rest of the input at one of the offsets where signatures live, on an
+/* libFuzzer target for probe_fs and every probe row, and for what a UBI
+ * volume is judged to hold from the same bytes. The first byte puts the
+ * rest of the input at one of the offsets where signatures live, on an
  * otherwise zero device, so small inputs reach the 32 KiB and 64 KiB ones. */
 #include "probe.h"
+#include "ubi.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -48,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct window w;
 	struct probe_src src;
 	struct probe_info info;
+	int rc;
 
 	if (size < 1)
 		return 0;
@@ -59,6 +62,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	src.ctx = &w;
 	memset(&info, 0, sizeof(info));
 	check(&info, probe_fs(&src, &info));
+	/* as the boot judges a UBI volume: what the probe found wins */
+	rc = ubi_holds(w.data, w.len, info.type);
+	if (rc < UBI_HOLDS_UBIFS || rc > UBI_HOLDS_UNKNOWN || (info.type[0] && rc != UBI_HOLDS_BLOCKFS))
+		__builtin_trap();
 	for (size_t i = 0; i < probe_table_len; i++) {
 		memset(&info, 0x55, sizeof(info));
 		info.type[0] = 0;

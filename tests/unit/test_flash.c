@@ -3,6 +3,7 @@
  * names and numbers, and blank detection. */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "blank.h"
 #include "mtd.h"
@@ -136,6 +137,30 @@ static void ubi_sysfs_names_and_numbers(void)
 	CHECK_INT(ubi_free_bytes(UINT64_MAX / 2, 4), 0);
 }
 
+static void ubi_volume_contents(void)
+{
+	static uint8_t head[64];
+
+	/* an ubifs superblock node starts with the node magic, little-endian */
+	memset(head, 0, sizeof(head));
+	head[0] = 0x31, head[1] = 0x18, head[2] = 0x10, head[3] = 0x06;
+	CHECK_INT(ubi_holds(head, sizeof(head), ""), UBI_HOLDS_UBIFS);
+	CHECK_INT(ubi_holds(head, sizeof(head), NULL), UBI_HOLDS_UBIFS);
+	head[0] = 0x06, head[3] = 0x31; /* big-endian: not ubifs */
+	CHECK_INT(ubi_holds(head, sizeof(head), ""), UBI_HOLDS_UNKNOWN);
+	/* a new volume reads as erased flash: ubifs formats it */
+	memset(head, 0xff, sizeof(head));
+	CHECK_INT(ubi_holds(head, sizeof(head), ""), UBI_HOLDS_UBIFS);
+	head[63] = 0;
+	CHECK_INT(ubi_holds(head, sizeof(head), ""), UBI_HOLDS_UNKNOWN);
+	/* what the probe table names goes through ubiblock */
+	memcpy(head, "hsqs", 4);
+	CHECK_INT(ubi_holds(head, sizeof(head), "squashfs"), UBI_HOLDS_BLOCKFS);
+	CHECK_INT(ubi_holds(head, sizeof(head), "erofs"), UBI_HOLDS_BLOCKFS);
+	CHECK_INT(ubi_holds(head, 0, ""), UBI_HOLDS_UNKNOWN);
+	CHECK_INT(ubi_holds(head, 3, ""), UBI_HOLDS_UNKNOWN);
+}
+
 static void blank_media(void)
 {
 	static uint8_t buf[4096];
@@ -158,4 +183,5 @@ UNIT_SUITE(flash,
 	   { "/proc/mtd refuses malformed lines", proc_mtd_malformed_lines },
 	   { "eraseblocks: erased, jffs2, UBI or data", eraseblocks_are_classified },
 	   { "UBI sysfs names and numbers", ubi_sysfs_names_and_numbers },
+	   { "UBI volumes: ubifs, empty, a block file system or unknown", ubi_volume_contents },
 	   { "blank detection: all 0x00 or all 0xFF only", blank_media });

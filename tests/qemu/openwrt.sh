@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# shellcheck disable=SC2016 # the commands run in the guest, expanded there
+# User stories of the firmware layouts OpenWrt ships (board
+# qemu-x86_64-flash, block2mtd standing in for the flash chip). NAND: one
+# MTD "ubi" whose UBI holds "kernel", "rootfs" (a squashfs, mounted through
+# ubiblock) and "rootfs_data" (ubifs, made on first boot); first boot,
+# settings kept, a reset cut by a power cut, then a good boot. NOR: the
+# squashfs on the MTD partition "rootfs", jffs2 on "rootfs_data", with an
+# initramfs (Debian's kernel: one block2mtd device a partition) and without
+# one (the board's kernel: mtdparts= splits one flash).
+BOARD=qemu-x86_64-flash
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+need_qemu qemu-openwrt || exit 0
+scratch openwrt
+EB=131072 # block2mtd's eraseblock, 128 KiB
+# erased FILE SIZE: flash as it leaves the factory, every byte 0xFF
+erased() { head -c "$2" /dev/zero | tr '\0' '\377' >"$1"; }
+# padded SRC DST: SRC, then 0xFF up to a whole eraseblock (block2mtd wants it)
+padded() {
+	local n
+	cp "$1" "$2"
+	n=$(((EB - $(stat -c %s "$1") % EB) % EB))
+	head -c "$n" /dev/zero | tr '\0' '\377' >>"$2"
+}
+if ! command -v ubinize >/dev/null; then
+	skip "openwrt layouts" "ubinize missing (mtd-utils)"
+	exit 0
+fi
+
+# --- NAND: squashfs and ubifs in one UBI ----------------------------------------
+N=$T/nand.img
+head -c 65536 /dev/urandom >"$T/kernel.bin"
+cat >"$T/ubinize.cfg" <<EOF
+[kernel]
+mode=ubi
+image=$T/kernel.bin
+vol_id=0
+vol_type=dynamic
+vol_name=kernel
+[rootfs]
+mode=ubi
+image=$OUTDIR/rootfs.squashfs
+vol_id=1
+vol_type=dynamic
+vol_name=rootfs
+EOF
+erased "$N" 8M
+if ! ubinize -o "$T/ubi.img" -p 128KiB -m 1 "$T/ubinize.cfg" >"$T/ubinize.log" 2>&1; then
+	fail "the NAND image is made" "ubinize: $(tail -1 "$T/ubinize.log")"
+	exit 0
+fi
+dd if="$T/ubi.img" of="$N" conv=notrunc status=none
+NAND=(--mtd '/dev/vdb,128KiB,ubi' --cache none
+	--append 'union.ubi=mtd:ubi union.lower=ubi:rootfs union.upper=ubi:rootfs_data')
+if boot "$T/n1.log" "$N" "$(change_root nand-settings)"'
+	grep " /run/unionroot/lower/0 " /proc/mounts | sed "s/^/MOUNT: /"
+	/run/unionroot/bin/unionroot plan | sed "s/^/PLAN: /"' "${NAND[@]}"; then
+	expect "the UBI on the MTD \"ubi\" is attached" "$T/n1.log" 'UBI: attached mtd:ubi \(mtd0\) as ubi0'
+	expect "the squashfs in the rootfs volume gets its ubiblock device" "$T/n1.log" 'read-only layer 1: ubi:rootfs is /dev/ubiblock0_1 \(squashfs in UBI volume ubi0_1\)'
+	expect "the read-only layer is mounted from ubiblock as squashfs" "$T/n1.log" '^MOUNT: /dev/ubiblock0_1 /run/unionroot/lower/0 squashfs ro'
+	expect "status names the ubiblock device" "$T/n1.log" '^real-init: status: lower1=ubi:rootfs /dev/ubiblock0_1 squashfs '
+	expect "the first boot makes rootfs_data from the free space" "$T/n1.log" 'UBI: created volume "rootfs_data" on ubi0'
+	expect "rootfs_data is the writable branch, as ubifs" "$T/n1.log" '^real-init: status: upper_state=persistent on ubi0_2 \(ubifs\)'
+	expect "plan shows the ubiblock device of the rootfs volume" "$T/n1.log" '^PLAN: +the squashfs in UBI volume ubi0_1, through its ubiblock device'
+	expect "plan shows the read-only layer as the boot mounted it" "$T/n1.log" '^PLAN: +/dev/ubiblock0_1 \(squashfs\)'
+	expect_not "the volume holding squashfs is never mounted as ubifs" "$T/n1.log" 'UBIFS error|ubi:rootfs is ubi0_1' "it was tried as ubifs"
+else
+	fail "NAND first boot" "no clean boot (see $T/n1.log)"
+	keep_log "$T/n1.log"
+fi
+t0=$(date +%s.%N)
+if boot "$T/n2.log" "$N" "$SHOW_CHANGES$(reset_setup 200)" "${NAND[@]}"; then
+	expect "settings in rootfs_data survive a reboot" "$T/n2.log" '^MARK-persist=nand-settings'
+	expect "a file deleted from the squashfs stays deleted" "$T/n2.log" '^MARK-factory-gone'
+	expect "the ubiblock device made again is used again" "$T/n2.log" '^real-init: status: lower1=ubi:rootfs /dev/ubiblock0_1 squashfs '
+	expect_not "the second boot reuses rootfs_data" "$T/n2.log" 'created volume' "it created one again"
+	expect "the user asks for a factory reset" "$T/n2.log" '^MARK-requested'
+else
+	fail "NAND second boot" "no clean boot (see $T/n2.log)"
+	keep_log "$T/n2.log"
+fi
+# the power cut lands around the switch, where the reset is applied, timed
+# from the last boot like tests/qemu/powercut.sh: QEMU's own start (its wall
+# time less the guest's last uptime), then the guest's time to the switch;
+# whether it cuts the reset itself or lands just before or after it, the
+# next boot must end factory
+delay=$(awk -v s="$RANDOM" -v t0="$t0" -v t1="$(date +%s.%N)" \
+	-v up="$(sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p' "$T/n2.log" | tail -1)" \
+	-v sw="$(sed -n 's/^\[ *\([0-9.]*\)\] unionroot: switching to .*/\1/p' "$T/n2.log")" \
+	'BEGIN { srand(s); fw = t1 - t0 - up; if (fw < 0) fw = 0
+		printf "%.1f", fw + (sw ? sw : 6) * (0.9 + rand() * 0.2) }')
+"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$N" --cmd 'sleep 30' "${NAND[@]}" \
+	--timeout "$delay" --log "$T/n3.log" >/dev/null 2>&1
+if grep -q 'unionroot: switching to' "$T/n3.log"; then
+	echo "openwrt: the power cut at $delay s came after the switch (the reset was applied)" >&2
+else
+	echo "openwrt: the power cut at $delay s came before the switch: $(grep -a 'unionroot: ' "$T/n3.log" | tail -1)" >&2
+fi
+if boot "$T/n4.log" "$N" "$(reset_probe 200)" "${NAND[@]}"; then
+	expect "after a power cut during the reset the next boot is the factory state" "$T/n4.log" '^MARK-state=factory'
+	expect "and no reset is pending any more" "$T/n4.log" '^MARK-pending=no'
+	expect "the squashfs is still mounted through ubiblock" "$T/n4.log" '^real-init: status: lower1=ubi:rootfs /dev/ubiblock0_1 squashfs '
+else
+	fail "NAND boot after a power cut during a reset (cut at $delay s)" "no clean boot (see $T/n3.log, $T/n4.log)"
+	keep_log "$T/n3.log" "$T/n4.log"
+fi
+
+# --- NOR with an initramfs: one block2mtd device a partition -------------------
+# Debian's kernel has no CONFIG_MTD_CMDLINE_PARTS, so the partitions are
+# block2mtd devices named like a vendor's mtdparts= would name them.
+R=$T/nor-rootfs.img
+D=$T/nor-data.img
+padded "$OUTDIR/rootfs.squashfs" "$R"
+erased "$D" 4M
+NOR=(--mtd '/dev/vdb,128KiB,rootfs' --mtd '/dev/vdc,128KiB,rootfs_data' --disk "$D"
+	--append 'union.lower=mtd:rootfs union.upper=mtd:rootfs_data')
+if boot "$T/r1.log" "$R" "$(change_root nor-settings)" "${NOR[@]}" &&
+	boot "$T/r2.log" "$R" "$SHOW_CHANGES" "${NOR[@]}"; then
+	expect "the squashfs on mtd:rootfs is the read-only layer" "$T/r1.log" '^real-init: status: lower1=mtd:rootfs /dev/mtdblock0 squashfs '
+	expect "rootfs_data is an empty jffs2 on first boot" "$T/r1.log" 'mtd:rootfs_data is /dev/mtdblock1 \(mtd1, erased flash: mounts as an empty jffs2\)'
+	expect "NOR with an initramfs runs on an overlay root" "$T/r1.log" '^real-init: root: overlay / overlay rw'
+	expect "settings on the NOR's jffs2 survive a reboot" "$T/r2.log" '^MARK-persist=nor-settings'
+	expect "a deletion on the NOR's jffs2 stays deleted" "$T/r2.log" '^MARK-factory-gone'
+else
+	fail "NOR boots with an initramfs" "no clean boot (see $T/r1.log, $T/r2.log)"
+	keep_log "$T/r1.log" "$T/r2.log"
+fi
+
+# --- NOR without an initramfs: mtdparts= splits one flash -----------------------
+BZ=$OUTDIR/vmlinuz-builtin
+NR=$OUTDIR/rootfs-noinitrd.squashfs
+if [ ! -f "$BZ" ] || [ ! -f "$NR" ]; then
+	skip "NOR without an initramfs" "$BZ or $NR missing (make kernel-builtin images BOARD=$BOARD)"
+	exit 0
+fi
+F=$T/nor.img
+head -c "$EB" /dev/urandom >"$F" # the kernel partition, a stand-in
+padded "$NR" "$T/nor-root.part"
+cat "$T/nor-root.part" >>"$F"
+erased "$T/nor-data.part" 4M
+cat "$T/nor-data.part" >>"$F"
+PARTS="mtdparts=flash:128k(kernel),$(($(stat -c %s "$T/nor-root.part") / 1024))k(rootfs),-(rootfs_data)"
+NOI=(--kernel "$BZ" --initrd none --mtd '/dev/vdb,128KiB,flash'
+	--append "$PARTS root=/dev/mtdblock1 rootfstype=squashfs rootwait")
+if boot "$T/p1.log" "$F" 'echo nor-pivoted >/root/persist' "${NOI[@]}" &&
+	boot "$T/p2.log" "$F" 'echo "MARK-persist=$(cat /root/persist)"' "${NOI[@]}"; then
+	expect "the kernel splits the flash by mtdparts=" "$T/p1.log" '3 cmdlinepart partitions found on MTD device flash'
+	expect "the kernel mounts the squashfs on the rootfs partition as /" "$T/p1.log" 'VFS: Mounted root \(squashfs filesystem\) readonly'
+	expect "unionroot takes the running root as the read-only layer" "$T/p1.log" '^real-init: status: lower1=/ /dev/mtdblock1 squashfs '
+	expect "rootfs_data on the next partition is the writable jffs2" "$T/p1.log" '^real-init: status: upper_state=persistent on /dev/mtdblock2 \(jffs2\)'
+	expect "without an initramfs, NOR settings persist" "$T/p2.log" '^MARK-persist=nor-pivoted'
+else
+	fail "NOR boots without an initramfs" "no clean boot (see $T/p1.log, $T/p2.log)"
+	keep_log "$T/p1.log" "$T/p2.log"
+fi
