@@ -50,7 +50,7 @@ check_aliases() { # NAME ALIAS-FILE ARCHIVE-LIST
 check_archive() { # NAME ARCHIVE
 	local name=$1 a=$2 list ver dep missing=0
 	list=$T/$name.list
-	if ! zcat "$a" | cpio -t --quiet >"$list" 2>"$T/cpio.err"; then
+	if ! tools/initramfs-cat "$a" | cpio -t --quiet >"$list" 2>"$T/cpio.err"; then
 		fail "$name-lists" "cpio -t failed: $(head -n1 "$T/cpio.err")"
 		return
 	fi
@@ -68,7 +68,7 @@ check_archive() { # NAME ARCHIVE
 	[ "$missing" = 0 ] && pass "$name-has-init-ext4-and-its-dependencies"
 
 	mkdir -p "$T/$name.x"
-	(cd "$T/$name.x" && zcat "$a" | cpio -id --quiet "lib/modules/$ver/modules.*")
+	(cd "$T/$name.x" && "$ROOT_DIR/tools/initramfs-cat" "$a" | cpio -id --quiet "lib/modules/$ver/modules.*")
 	dep=$T/$name.x/lib/modules/$ver/modules.dep
 	missing=0
 	for f in $(tr -d ':' <"$dep"); do
