@@ -9,6 +9,7 @@
 #include "blkdev.h"
 #include "config.h"
 #include "defs.h"
+#include "moddep.h"
 #include "plan.h"
 #include "spec.h"
 #include "state.h"
@@ -82,6 +83,8 @@ void modules_load(struct boot *b);
 void modules_for_fs(struct boot *b, const char *type);
 /* Loads modules by name (space-separated) with their dependencies, once. */
 void modules_by_name(const char *names);
+/* Loads the board's listed modules kept for this need (moddep_need), once. */
+void modules_for_need(enum mod_need need);
 /* Loads the carried drivers whose modules.alias patterns match a device's
  * modalias (devpath names the device in the debug log). */
 void modules_for_device(const char *modalias, const char *devpath);

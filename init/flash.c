@@ -364,6 +364,7 @@ static int resolve_ubi(struct boot *b, const struct spec *s, int is_upper, char 
 int flash_resolve(struct boot *b, const struct spec *s, int is_upper, char *dev, char *type,
 		  const char *role)
 {
+	modules_for_need(NEED_FLASH);
 	if (s->kind == SPEC_MTD)
 		return resolve_mtd(b, s, is_upper, dev, type, role);
 	if (s->kind == SPEC_UBI)

@@ -247,7 +247,10 @@ static int toram_copy(int fd, uint64_t size, const char *role)
 static int attach(int fd, int how, struct loopdev *ld, struct probe_info *info)
 {
 	struct probe_src src;
-	int loop = loop_attach(fd, how, ld), rc;
+	int loop, rc;
+
+	modules_for_need(NEED_LOOP);
+	loop = loop_attach(fd, how, ld);
 
 	memset(info, 0, sizeof(*info));
 	if (loop < 0)

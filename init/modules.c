@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* Step 3: load the drivers the hardware present asks for (modalias against
  * the initramfs's modules.alias) and the board's list, dependencies first,
- * with finit_module(2) and the command line's modname.param=value. File
- * system modules (kernel/fs/) wait until a mount needs their type: under
- * emulation every module costs tens of milliseconds, and a board lists
- * every file system it might meet. */
+ * with finit_module(2) and the command line's modname.param=value. A listed
+ * module whose job only some boots have (file systems, loop, MTD) waits
+ * until the boot needs it (moddep_need): under emulation every module costs
+ * tens of milliseconds, and a board lists everything it might meet. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -226,27 +226,28 @@ static int read_index(const char *dir, const char *file, char *buf, size_t cap, 
 	return 0;
 }
 
-/* The board's list: every module not deferred to a mount, dependencies
- * first. */
-static void load_list(unsigned *loaded, unsigned *failed, unsigned *builtin, unsigned *deferred)
+/* The board's modules that serve need, dependencies first; the others
+ * count as deferred. Names not in the initramfs are reported by the
+ * boot's own pass only. */
+static void load_list(enum mod_need need, unsigned *loaded, unsigned *failed, unsigned *builtin,
+		      unsigned *deferred)
 {
 	unsigned count = 0;
 	char name[64];
 	int rc;
 
-	cmdline_strip_comments(m.list);
 	for (const char *p = m.list; (p = next_name(p, name, sizeof(name))) != NULL;) {
 		size_t n = strlen(name);
 
 		if (!n)
 			continue;
 		rc = moddep_find(&m.md, name, n);
-		/* device-mapper loads when a layer asks for verity */
-		if (rc >= 0 && (strncmp(m.md.e[rc].path, "kernel/fs/", 10) == 0 ||
-				strncmp(m.md.e[rc].path, "kernel/drivers/md/", 18) == 0)) {
+		if (rc >= 0 && moddep_need(m.md.e[rc].path) != need) {
 			(*deferred)++;
 			continue;
 		}
+		if (rc < 0 && need != NEED_BOOT)
+			continue;
 		rc = moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX);
 		if (rc == -ENOENT && is_builtin(name, n)) {
 			(*builtin)++;
@@ -257,6 +258,19 @@ static void load_list(unsigned *loaded, unsigned *failed, unsigned *builtin, uns
 		}
 	}
 	load_order(count, loaded, failed);
+}
+
+void modules_for_need(enum mod_need need)
+{
+	static unsigned char done[NEED_DM + 1];
+	unsigned loaded = 0, failed = 0, builtin = 0, deferred = 0;
+
+	if (!m.ready || done[need])
+		return;
+	done[need] = 1;
+	load_list(need, &loaded, &failed, &builtin, &deferred);
+	if (loaded || failed)
+		log_debug("on demand: %u module(s) loaded, %u failed", loaded, failed);
 }
 
 /* modules.alias (the carried drivers') and the CPU's modalias; without
@@ -343,12 +357,13 @@ void modules_load(struct boot *b)
 	/* the controllers first: their buses enumerate while the list loads */
 	rc = hotplug_socket();
 	modules_coldplug();
-	load_list(&loaded, &failed, &builtin, &deferred);
+	cmdline_strip_comments(m.list);
+	load_list(NEED_BOOT, &loaded, &failed, &builtin, &deferred);
 	if (rc >= 0)
 		hotplug_drain(rc); /* what the controllers found meanwhile */
 	b->t_modules = sys_now_ms();
 	log_info("modules: %u for the hardware present, %u listed, %u built in, %u failed, "
-		 "%u file systems on demand (%llu ms)",
+		 "%u on demand (%llu ms)",
 		 m.hw_loaded, loaded, builtin, failed + m.hw_failed, deferred,
 		 (unsigned long long)(b->t_modules - b->t_start));
 }

@@ -233,3 +233,26 @@ int moddep_resolve(const struct moddep *m, const char *name, unsigned *order,
 		return -ENOENT;
 	return visit(m, (unsigned)idx, order, count, max, 0);
 }
+
+/* Under emulation every module costs tens of milliseconds: a listed module
+ * whose job only some boots have waits until the boot has it. Longest
+ * prefixes are not needed: no two rows overlap. */
+static const struct {
+	const char *prefix;
+	enum mod_need need;
+} needs[] = {
+	{ "kernel/fs/", NEED_MOUNT },                  /* a mount of its type */
+	{ "kernel/drivers/block/loop.", NEED_LOOP },   /* an image file */
+	{ "kernel/drivers/mtd/", NEED_FLASH },         /* an mtd: or ubi: SPEC */
+	{ "kernel/drivers/md/", NEED_DM },             /* a layer verified by dm-verity */
+	/* ubifs asks for its zstd compressor at init, with no softdep */
+	{ "kernel/crypto/zstd.", NEED_FLASH },
+};
+
+enum mod_need moddep_need(const char *path)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(needs); i++)
+		if (strncmp(path, needs[i].prefix, strlen(needs[i].prefix)) == 0)
+			return needs[i].need;
+	return NEED_BOOT;
+}

@@ -44,4 +44,10 @@ int moddep_find(const struct moddep *m, const char *name, size_t len);
 int moddep_resolve(const struct moddep *m, const char *name, unsigned *order,
 		   unsigned *count, unsigned max) WUR;
 
+/* When a module of a board's list is loaded: at the start of the boot, or
+ * once the boot needs what it serves. */
+enum mod_need { NEED_BOOT, NEED_MOUNT, NEED_LOOP, NEED_FLASH, NEED_DM };
+/* The need of the module at path (relative, as in modules.dep). */
+enum mod_need moddep_need(const char *path);
+
 #endif

@@ -14,16 +14,24 @@ new_data "$DATA"
 # 1. first boot: overlay root, the real init runs, the runtime copy works
 if boot "$T/1.log" "$DATA" "$(change_root hello)"'
 	/run/unionroot/bin/unionroot status | sed "s/^/STATUS: /"
-	echo "MARK-loop=$(cat /sys/module/loop/parameters/max_loop)"
-	echo MARK-written' --append 'loop.max_loop=12 union.mode=fast'; then
+	echo "MARK-redirect-max=$(cat /sys/module/overlay/parameters/redirect_max)"
+	for m in virtio_blk loop mtd; do
+		[ -d /sys/module/$m ] && echo "MARK-module-$m=loaded" || echo "MARK-module-$m=left"
+	done
+	echo MARK-written' --append 'overlay.redirect_max=1000 union.mode=fast'; then
 	expect "the real init runs on an overlay root" "$T/1.log" '^real-init: root: overlay / overlay rw'
 	expect "PID 1 logs what it mounted where" "$T/1.log" 'unionroot: writable branch: LABEL=data is /dev/vdb \(ext4'
 	expect "/run/unionroot/bin/unionroot runs in the booted system" "$T/1.log" '^STATUS: backend=overlay$'
 	expect "status names the persistent writable branch" "$T/1.log" '^STATUS: upper_state=persistent on /dev/vdb \(ext4\)'
-	expect "modname.param=value reaches the module" "$T/1.log" '^MARK-loop=12'
+	expect "modname.param=value reaches the module" "$T/1.log" '^MARK-redirect-max=1000'
+	# the board lists loop and the MTD stack: they wait for a boot that has
+	# an image file or a flash SPEC
+	expect "the media's driver is loaded" "$T/1.log" '^MARK-module-virtio_blk=loaded'
+	expect "loop waits for an image file" "$T/1.log" '^MARK-module-loop=left'
+	expect "MTD waits for a flash SPEC" "$T/1.log" '^MARK-module-mtd=left'
 	expect "a bad value is named and the default kept" "$T/1.log" 'unionroot: kernel command line: ignoring union.mode="fast": want auto\|overlay\|copyup; keeping the default'
 	# The initramfs's memory comes back: MemFree grows by most of its unpacked size.
-	unpacked=$(($(gzip -dc "$OUTDIR/initramfs.cpio.gz" | wc -c) / 1024))
+	unpacked=$(($("$ROOT_DIR"/tools/initramfs-cat "$OUTDIR/initramfs.cpio.gz" | wc -c) / 1024))
 	gained=$(tr -d '\r' <"$T/1.log" | sed -n 's/^real-init: status: handoff_ms=.* memfree_kib=\([0-9]*\) memfree_before_kib=\([0-9]*\)$/\1 \2/p' |
 		awk '{ print $1 - $2 }')
 	if [ -n "$gained" ] && [ "$gained" -ge $((unpacked * 8 / 10)) ]; then

@@ -127,7 +127,26 @@ static void a_full_table_is_reported(void)
 	CHECK_INT(moddep_parse(&md, big, NULL), -E2BIG);
 }
 
+/* Every row of the need table, and what is needed at every boot. */
+static void listed_modules_wait_for_what_they_serve(void)
+{
+	CHECK_INT(moddep_need("kernel/fs/ext4/ext4.ko"), NEED_MOUNT);
+	CHECK_INT(moddep_need("kernel/fs/overlayfs/overlay.ko.xz"), NEED_MOUNT);
+	CHECK_INT(moddep_need("kernel/drivers/block/loop.ko"), NEED_LOOP);
+	CHECK_INT(moddep_need("kernel/drivers/mtd/devices/block2mtd.ko"), NEED_FLASH);
+	CHECK_INT(moddep_need("kernel/drivers/mtd/ubi/ubi.ko"), NEED_FLASH);
+	CHECK_INT(moddep_need("kernel/crypto/zstd.ko"), NEED_FLASH);
+	/* the boot's own: drivers, libraries, look-alike names */
+	CHECK_INT(moddep_need("kernel/drivers/block/virtio_blk.ko"), NEED_BOOT);
+	CHECK_INT(moddep_need("kernel/drivers/block/loophole.ko"), NEED_BOOT);
+	CHECK_INT(moddep_need("kernel/lib/zstd/zstd_compress.ko"), NEED_BOOT);
+	CHECK_INT(moddep_need("kernel/crypto/crc32c_generic.ko"), NEED_BOOT);
+	CHECK_INT(moddep_need("fs/ext4.ko"), NEED_BOOT);
+	CHECK_INT(moddep_need(""), NEED_BOOT);
+}
+
 UNIT_SUITE(moddep,
+	   { "listed modules wait for what they serve", listed_modules_wait_for_what_they_serve },
 	   { "ext4 loads after its dependencies and crc32c", ext4_loads_after_its_dependencies_and_crc32c },
 	   { "shared dependencies load once", shared_dependencies_load_once },
 	   { "- and _ find the same module", dash_and_underscore_find_the_same_module },
