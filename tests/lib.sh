@@ -82,6 +82,18 @@ need_qemu() {
 	fi
 }
 
+# need_tools NAME TOOL...: prints a SKIP and returns 1 when a host tool is missing.
+need_tools() {
+	local name=$1 t
+	shift
+	for t in "$@"; do
+		if ! command -v "$t" >/dev/null; then
+			skip "$name" "$t not installed (tools/packages)"
+			return 1
+		fi
+	done
+}
+
 # new_data FILE [LABEL]: a fresh, empty ext4 writable disk.
 new_data() {
 	rm -f "$1"

@@ -8,12 +8,7 @@
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-media || exit 0
-for tool in xorriso mksquashfs sfdisk mkfs.vfat mcopy; do
-	if ! command -v "$tool" >/dev/null; then
-		skip qemu-media "$tool not installed"
-		exit 0
-	fi
-done
+need_tools qemu-media xorriso mksquashfs sfdisk mkfs.vfat mcopy || exit 0
 scratch media
 ROOTFS=$OUTDIR/rootfs.squashfs
 

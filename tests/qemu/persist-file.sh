@@ -10,12 +10,7 @@
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-persist-file || exit 0
-for tool in xorriso mkfs.vfat mcopy mkfs.ext4; do
-	if ! command -v "$tool" >/dev/null; then
-		skip qemu-persist-file "$tool not installed"
-		exit 0
-	fi
-done
+need_tools qemu-persist-file xorriso mkfs.vfat mcopy mkfs.ext4 || exit 0
 scratch persist-file
 ROOTFS=$OUTDIR/rootfs.squashfs
 U=/run/unionroot/bin/unionroot

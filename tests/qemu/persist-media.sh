@@ -10,12 +10,7 @@
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-persist-media || exit 0
-for tool in mkfs.exfat mkfs.vfat mcopy mdir mkfs.ext4 debugfs; do
-	if ! command -v "$tool" >/dev/null; then
-		skip qemu-persist-media "$tool not installed"
-		exit 0
-	fi
-done
+need_tools qemu-persist-media mkfs.exfat mkfs.vfat mcopy mdir mkfs.ext4 debugfs || exit 0
 scratch persist-media
 ROOTFS=$OUTDIR/rootfs.squashfs
 U=/run/unionroot/bin/unionroot

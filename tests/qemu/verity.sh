@@ -11,12 +11,7 @@
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-verity || exit 0
 need_root qemu-verity || exit 0
-for tool in veritysetup unsquashfs mksquashfs mkfs.ext4; do
-	if ! command -v "$tool" >/dev/null; then
-		skip qemu-verity "$tool not installed (cryptsetup-bin, squashfs-tools, e2fsprogs)"
-		exit 0
-	fi
-done
+need_tools qemu-verity veritysetup unsquashfs mksquashfs mkfs.ext4 || exit 0
 scratch verity
 U=/run/unionroot/bin/unionroot
 
