@@ -5,12 +5,15 @@
  * 0xFF. A medium that merely lost its superblock is never formatted. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "blank.h"
 #include "boot.h"
+#include "fmt.h"
 #include "log.h"
 #include "sbuf.h"
 #include "sys.h"
@@ -18,20 +21,30 @@
 /* Formatting a large eMMC takes a while; a tool that hangs must not. */
 #define MKFS_TIMEOUT_S 600
 
+/* How a formatter takes the file system's size after the device path. */
+enum size_arg { SIZE_KSUFFIX, SIZE_SECTORS, SIZE_KIB };
+
 /* The formatters the initramfs may carry (board/NAME/build.conf TOOLS=),
- * first found wins; the device path is appended. */
+ * first found wins; the device path is appended, then the size if given. */
 static const struct {
 	const char *type;
 	const char *path;
 	const char *args[4];
+	enum size_arg size;
 } mkfs_tools[] = {
-	{ "ext4", "/sbin/mkfs.ext4", { "-q", "-F", NULL } },
-	{ "ext4", "/usr/sbin/mkfs.ext4", { "-q", "-F", NULL } },
-	{ "f2fs", "/sbin/mkfs.f2fs", { "-q", "-f", NULL } },
-	{ "f2fs", "/usr/sbin/mkfs.f2fs", { "-q", "-f", NULL } },
-	{ "vfat", "/sbin/mkfs.vfat", { NULL } },
-	{ "vfat", "/usr/sbin/mkfs.vfat", { NULL } },
-	{ "vfat", "/bin/busybox", { "mkdosfs", NULL } },
+	{ "ext4", "/sbin/mkfs.ext4", { "-q", "-F", NULL }, SIZE_KSUFFIX },
+	{ "ext4", "/usr/sbin/mkfs.ext4", { "-q", "-F", NULL }, SIZE_KSUFFIX },
+	{ "f2fs", "/sbin/mkfs.f2fs", { "-q", "-f", NULL }, SIZE_SECTORS },
+	{ "f2fs", "/usr/sbin/mkfs.f2fs", { "-q", "-f", NULL }, SIZE_SECTORS },
+	{ "vfat", "/sbin/mkfs.vfat", { NULL }, SIZE_KIB },
+	{ "vfat", "/usr/sbin/mkfs.vfat", { NULL }, SIZE_KIB },
+	{ "vfat", "/bin/busybox", { "mkdosfs", NULL }, SIZE_KIB },
+};
+
+/* The medium's geometry, for the file system's size and the mark's place. */
+struct geometry {
+	uint64_t bytes;
+	unsigned sector;
 };
 
 static int is_blank(const char *dev)
@@ -63,60 +76,143 @@ static int is_blank(const char *dev)
 	return total ? blank : -EIO;
 }
 
-static int run_mkfs(const char *path, const char *const *args, const char *dev)
+enum mark_op { MARK_READ, MARK_SET, MARK_CLEAR };
+
+/* Reads (1: the mark is there), sets or clears the mark of a format in
+ * progress in the medium's last MiB, and fills g. A medium under two MiB
+ * has no room for it: -ENOSPC, and it is formatted whole, as before. */
+static int format_mark(const char *dev, enum mark_op op, struct geometry *g)
 {
-	char *argv[8];
+	static uint8_t blk[FORMAT_MARK_BLOCK];
+	int fd = open(dev, (op == MARK_READ ? O_RDONLY : O_RDWR) | O_CLOEXEC), ss = 512, rc = 0;
+	ssize_t n = 0;
+	off_t at;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKGETSIZE64, &g->bytes) < 0 || ioctl(fd, BLKSSZGET, &ss) < 0 || ss <= 0) {
+		rc = errno ? -errno : -EINVAL;
+		close(fd);
+		return rc;
+	}
+	g->sector = (unsigned)ss;
+	if (g->bytes < 2ull * FORMAT_MARK_SPAN) {
+		close(fd);
+		return -ENOSPC;
+	}
+	at = (off_t)(g->bytes - FORMAT_MARK_SPAN);
+	memset(blk, 0, sizeof(blk));
+	if (op == MARK_SET)
+		memcpy(blk, FORMAT_MARK, sizeof(FORMAT_MARK) - 1);
+	if (op == MARK_READ)
+		n = pread(fd, blk, sizeof(blk), at);
+	else if ((n = pwrite(fd, blk, sizeof(blk), at)) == (ssize_t)sizeof(blk) && fsync(fd) < 0)
+		n = -1;
+	if (n < 0)
+		rc = -errno;
+	else if (op == MARK_READ)
+		rc = format_mark_is(blk, (size_t)n);
+	else if (n != (ssize_t)sizeof(blk))
+		rc = -EIO;
+	close(fd);
+	return rc;
+}
+
+static int run_mkfs(const char *path, const char *const *args, const char *dev, const char *size)
+{
+	char *argv[9];
 	int argc = 0, rc;
 
 	argv[argc++] = (char *)path;
 	for (unsigned i = 0; args[i] && argc < 6; i++)
 		argv[argc++] = (char *)args[i];
 	argv[argc++] = (char *)dev;
+	if (size)
+		argv[argc++] = (char *)size;
 	argv[argc] = NULL;
 	rc = tool_run(path, argv, MKFS_TIMEOUT_S);
 	return rc == 0 ? 0 : rc < 0 ? rc : -EIO;
 }
 
-static int format_block(struct boot *b, const char *type)
-{
-	uint64_t t0 = sys_now_ms();
-	int blank = is_blank(b->upper_dev), rc;
-
-	if (blank < 0) {
-		log_err("writable branch %s: reading it failed: %s; not formatting it", b->upper_dev,
-			strerror(-blank));
-		return blank;
-	}
-	if (!blank) {
-		log_err("writable branch %s holds no file system unionroot knows but is not blank (data in its first MiB); not formatting it",
-			b->upper_dev);
-		return -EEXIST;
-	}
-	log_note("writable branch %s is blank; formatting it as %s (union.format=%s)", b->upper_dev,
-		 type, type);
-	rc = firstboot_mkfs(b->upper_dev, type);
-	if (rc == 0)
-		log_note("writable branch %s: formatted as %s in %llu ms", b->upper_dev, type,
-			 (unsigned long long)(sys_now_ms() - t0));
-	return rc;
-}
-
-int firstboot_mkfs(const char *dev, const char *type)
+/* g: the whole medium, of which the file system leaves the last MiB to the
+ * mark; NULL: the whole medium (or file) is the file system. */
+static int firstboot_mkfs_sized(const char *dev, const char *type, const struct geometry *g)
 {
 	struct stat st;
+	char size[32];
 
 	for (size_t i = 0; i < ARRAY_SIZE(mkfs_tools); i++) {
+		uint64_t fs = g ? g->bytes - FORMAT_MARK_SPAN : 0;
+		unsigned sector = g && g->sector ? g->sector : 512;
 		int rc;
 
 		if (strcmp(mkfs_tools[i].type, type) != 0 || stat(mkfs_tools[i].path, &st) < 0)
 			continue;
-		rc = run_mkfs(mkfs_tools[i].path, mkfs_tools[i].args, dev);
+		if (mkfs_tools[i].size == SIZE_SECTORS)
+			fmt_sn(size, sizeof(size), "%llu", (unsigned long long)(fs / sector));
+		else
+			fmt_sn(size, sizeof(size), mkfs_tools[i].size == SIZE_KSUFFIX ? "%lluk" : "%llu",
+			       (unsigned long long)(fs / 1024));
+		rc = run_mkfs(mkfs_tools[i].path, mkfs_tools[i].args, dev, g ? size : NULL);
 		if (rc < 0)
 			log_err("formatting %s as %s with %s failed", dev, type, mkfs_tools[i].path);
 		return rc;
 	}
 	log_err("%s: this initramfs carries no mkfs for %s (add it to the board's TOOLS=)", dev, type);
 	return -ENOENT;
+}
+
+int firstboot_mkfs(const char *dev, const char *type)
+{
+	return firstboot_mkfs_sized(dev, type, NULL);
+}
+
+/* Not blank, but marked by a format of ours that a cut stopped: 1. */
+static int cut_format(const char *dev)
+{
+	struct geometry g;
+
+	if (format_mark(dev, MARK_READ, &g) != 1)
+		return 0;
+	log_note("writable branch %s: an earlier union.format was cut short (its mark is still there); formatting it again",
+		 dev);
+	return 1;
+}
+
+static int format_block(struct boot *b, const char *type)
+{
+	uint64_t t0 = sys_now_ms();
+	int blank = is_blank(b->upper_dev), rc;
+	struct geometry g = { 0, 0 };
+
+	if (blank < 0) {
+		log_err("writable branch %s: reading it failed: %s; not formatting it", b->upper_dev,
+			strerror(-blank));
+		return blank;
+	}
+	if (!blank && !cut_format(b->upper_dev)) {
+		log_err("writable branch %s holds no file system unionroot knows but is not blank (data in its first MiB); not formatting it",
+			b->upper_dev);
+		return -EEXIST;
+	}
+	if (blank)
+		log_note("writable branch %s is blank; formatting it as %s (union.format=%s)",
+			 b->upper_dev, type, type);
+	rc = format_mark(b->upper_dev, MARK_SET, &g);
+	if (rc < 0 && rc != -ENOSPC) {
+		log_err("writable branch %s: marking the format in progress failed: %s; not formatting it",
+			b->upper_dev, strerror(-rc));
+		return rc;
+	}
+	rc = firstboot_mkfs_sized(b->upper_dev, type, rc < 0 ? NULL : &g);
+	if (rc == 0 && g.bytes >= 2ull * FORMAT_MARK_SPAN &&
+	    (rc = format_mark(b->upper_dev, MARK_CLEAR, &g)) < 0)
+		log_err("writable branch %s: clearing the mark of the format failed: %s; it is formatted again at the next boot",
+			b->upper_dev, strerror(-rc));
+	if (rc == 0)
+		log_note("writable branch %s: formatted as %s in %llu ms", b->upper_dev, type,
+			 (unsigned long long)(sys_now_ms() - t0));
+	return rc;
 }
 
 void firstboot(struct boot *b)

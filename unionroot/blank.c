@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Blank detection on a buffer. A partition that merely lost its superblock
  * still has data behind it: it is not blank, so it is never formatted. */
+#include <string.h>
+
 #include "blank.h"
 
 int blank_bytes(const uint8_t *buf, size_t len)
@@ -11,4 +13,9 @@ int blank_bytes(const uint8_t *buf, size_t len)
 		if (buf[i] != buf[0])
 			return 0;
 	return 1;
+}
+
+int format_mark_is(const uint8_t *buf, size_t len)
+{
+	return len >= sizeof(FORMAT_MARK) - 1 && memcmp(buf, FORMAT_MARK, sizeof(FORMAT_MARK) - 1) == 0;
 }

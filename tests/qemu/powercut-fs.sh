@@ -99,6 +99,35 @@ if story copyup; then
 	fi
 fi
 
+# format_window: the state a cut leaves when it lands after mkfs wrote its
+# tables but before its superblock (random cuts rarely hit it): a medium
+# neither blank nor formatted. With the boot's mark in the last MiB it is
+# formatted again; without the mark it is data, and never formatted.
+format_window() {
+	local mark='unionroot: union.format in progress' w=$T/w.img
+	rm -f "$w" && truncate -s 256M "$w"
+	mkfs.ext4 -q -F "$w" 261120k && dd if=/dev/zero of="$w" bs=1024 seek=1 count=1 conv=notrunc status=none
+	cp --sparse=always "$w" "$T/w-nomark.img"
+	printf '%s\n' "$mark" | dd of="$w" bs=1M seek=255 conv=notrunc status=none
+	boot "$T/w1.log" "$F" 'echo w >/root/kept' --disk "$w" --append "$FMT"
+	boot "$T/w2.log" "$F" 'echo "MARK-$(cat /root/kept)"' --disk "$w" --append "$FMT"
+	expect "format: a medium marked by a cut format is formatted again" "$T/w1.log" \
+		'writable branch /dev/vdc: an earlier union.format was cut short'
+	expect "format: ... and then persists" "$T/w2.log" '^MARK-w$'
+	if dd if="$w" bs=1M skip=255 count=1 status=none | grep -qa "$mark"; then
+		fail "format: the mark is cleared once the file system is made" "still in the last MiB of $w"
+	else
+		pass "format: the mark is cleared once the file system is made"
+	fi
+	expect "format: the file system leaves the mark's MiB out" \
+		<(dumpe2fs -h "$w" 2>/dev/null | awk '/^Block count:/ { c = $3 } /^Block size:/ { b = $3 } END { print c * b }') \
+		'^267386880$'
+	boot "$T/w3.log" "$F" 'echo MARK-up' --disk "$T/w-nomark.img" --append "$FMT"
+	expect "format: an unmarked medium with data is never formatted" "$T/w3.log" \
+		'writable branch /dev/vdc holds no file system unionroot knows but is not blank'
+	expect_not "format: ... not even as a cut format" "$T/w3.log" 'was cut short'
+}
+
 # --- cuts during union.format= (the flash board's initramfs carries mkfs) ----
 BOARD=qemu-x86_64-flash
 OUTDIR=$BUILD/$BOARD
@@ -124,6 +153,7 @@ if story format; then
 			echo "format: cut $i $delay s into mkfs (it took up to $max s); the next boot: $(grep -aEho 'writable branch /dev/vdc( is blank|: /sbin/e2fsck|: formatted| holds)[^;(]*' "$T/f$i.log" | head -1)" >&2
 		done
 		[ $bad = 1 ] || pass "format: $CUTS cuts during union.format=ext4: the next boot formats again or keeps the finished file system, and persists"
+		format_window
 	else
 		fail "format: a reference boot that formats" "see $BUILD/tests/"
 		keep_log "$T/f0.log"

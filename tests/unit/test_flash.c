@@ -178,10 +178,24 @@ static void blank_media(void)
 	CHECK_INT(blank_bytes(buf, 0), 0);
 }
 
+static void format_marks(void)
+{
+	static uint8_t buf[FORMAT_MARK_BLOCK];
+
+	memset(buf, 0, sizeof(buf));
+	CHECK_INT(format_mark_is(buf, sizeof(buf)), 0);
+	memcpy(buf, FORMAT_MARK, sizeof(FORMAT_MARK) - 1);
+	CHECK_INT(format_mark_is(buf, sizeof(buf)), 1);
+	CHECK_INT(format_mark_is(buf, sizeof(FORMAT_MARK) - 2), 0); /* cut short */
+	buf[3] ^= 0x20;
+	CHECK_INT(format_mark_is(buf, sizeof(buf)), 0);
+}
+
 UNIT_SUITE(flash,
 	   { "/proc/mtd finds partitions by name and by index", proc_mtd_by_name_and_index },
 	   { "/proc/mtd refuses malformed lines", proc_mtd_malformed_lines },
 	   { "eraseblocks: erased, jffs2, UBI or data", eraseblocks_are_classified },
 	   { "UBI sysfs names and numbers", ubi_sysfs_names_and_numbers },
 	   { "UBI volumes: ubifs, empty, a block file system or unknown", ubi_volume_contents },
-	   { "blank detection: all 0x00 or all 0xFF only", blank_media });
+	   { "blank detection: all 0x00 or all 0xFF only", blank_media },
+	   { "the mark of a format in progress", format_marks });
