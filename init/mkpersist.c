@@ -33,8 +33,10 @@ static int size_file(int fd, uint64_t bytes)
 static int format_file(int fd, const char *fs)
 {
 	struct loopdev ld;
-	int loop = loop_attach(fd, LOOP_WRITABLE, &ld), rc;
+	int loop, rc;
 
+	modules_for_need(NEED_LOOP); /* loop waits for a boot that needs it */
+	loop = loop_attach(fd, LOOP_WRITABLE, &ld);
 	if (loop < 0)
 		return loop;
 	close(loop);
