@@ -94,6 +94,20 @@ need_tools() {
 	done
 }
 
+# stick IMG LABEL MiB [FILE:PATH]...: a whole-device vfat stick (no
+# partition table, as many are sold) holding the files at those paths.
+stick() {
+	local img=$1 label=$2 size=$3 f
+	shift 3
+	rm -f "$img"
+	truncate -s "${size}M" "$img"
+	mkfs.vfat -n "$label" "$img" >/dev/null
+	for f; do
+		mmd -D s -i "$img" "::$(dirname "${f#*:}")" 2>/dev/null || true
+		mcopy -i "$img" "${f%%:*}" "::${f#*:}"
+	done
+}
+
 # new_data FILE [LABEL]: a fresh, empty ext4 writable disk.
 new_data() {
 	rm -f "$1"

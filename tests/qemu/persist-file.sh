@@ -17,19 +17,6 @@ U=/run/unionroot/bin/unionroot
 CUTS=${PERSIST_CUTS:-2}
 FILES=${PERSIST_FILES:-1000}
 
-# stick IMG LABEL MiB [FILE:PATH]...: a whole-device vfat stick (no
-# partition table, as many are sold) holding the files at those paths.
-stick() {
-	local img=$1 label=$2 size=$3 f
-	shift 3
-	rm -f "$img"
-	truncate -s "${size}M" "$img"
-	mkfs.vfat -n "$label" "$img" >/dev/null
-	for f; do
-		mmd -D s -i "$img" "::$(dirname "${f#*:}")" 2>/dev/null || true
-		mcopy -i "$img" "${f%%:*}" "::${f#*:}"
-	done
-}
 mkfs.ext4 -q -F "$T/persistence.img" 32M
 
 # ---- 1. a persistence file on a vfat stick ---------------------------------

@@ -19,16 +19,6 @@ LEFTOVERS='grep "^/dev/sda " /proc/mounts | sed "s/^/MARK-mount: /"
 	cat /sys/block/loop*/loop/backing_file 2>/dev/null | sed "s/^/MARK-loop: /"
 	echo MARK-looked'
 
-# stick IMG LABEL MiB [FILE:PATH]...: a whole-device vfat stick (no
-# partition table) holding the files at those paths.
-stick() {
-	local img=$1 label=$2 size=$3 f
-	shift 3
-	rm -f "$img"
-	truncate -s "${size}M" "$img"
-	mkfs.vfat -n "$label" "$img" >/dev/null
-	for f; do mcopy -i "$img" "${f%%:*}" "::${f#*:}"; done
-}
 mkfs.ext4 -q -F "$T/persistence.img" 32M
 
 # ---- 1. one stick, the live image beside a file of garbage ------------------
