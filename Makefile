@@ -14,10 +14,15 @@ HOSTCC  ?= gcc
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wimplicit-fallthrough \
            -Wmissing-prototypes -Wstrict-prototypes
-BASE    := -std=c11 -D_GNU_SOURCE $(WARN) -Iunionroot -Iinit -fstack-protector-strong
+# unionroot/ is one folder per role (lib, conf, probe, media, plan, branch,
+# overlay, copyup, cmd); each is on the include path, so a header is named
+# by its file name alone wherever it lives.
+SRC_DIRS:= $(sort $(dir $(wildcard unionroot/*/*.c unionroot/*/*.h)))
+INCS    := $(patsubst %/,-I%,$(SRC_DIRS))
+BASE    := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -Iinit -fstack-protector-strong
 
 # The shipped binary: musl, static, small. UNIONROOT_OWN_VFPRINTF: the
-# printf family formats with unionroot/fmt.c instead of musl's vfprintf
+# printf family formats with unionroot/lib/fmt.c instead of musl's vfprintf
 # (10 KB, half of it floating point). The kernel's UAPI headers come from
 # a directory that holds only linux/, asm/, asm-generic/, mtd/ so that no glibc
 # header can sneak into the musl build.
@@ -37,10 +42,10 @@ HLDFLAGS:= $(SAN)
 # always an overlay upper); copyup_none.c answers for it. The plan knows
 # (UNIONROOT_NO_COPYUP): a branch that needs copy-up falls to union.onfail.
 COPYUP   ?= 1
-COPYUP_SRC := unionroot/copyup.c unionroot/copyup_apply.c unionroot/copyup_rec.c \
-              unionroot/copyup_diff.c unionroot/manifest.c unionroot/cmd_copyup.c
-NOCOPYUP_SRC := unionroot/copyup_none.c
-LIB_SRC  := $(filter-out $(NOCOPYUP_SRC),$(sort $(wildcard unionroot/*.c)))
+COPYUP_SRC := $(addprefix unionroot/copyup/,copyup.c copyup_apply.c copyup_rec.c \
+              copyup_diff.c manifest.c) unionroot/cmd/cmd_copyup.c
+NOCOPYUP_SRC := unionroot/copyup/copyup_none.c
+LIB_SRC  := $(filter-out $(NOCOPYUP_SRC),$(sort $(wildcard unionroot/*/*.c)))
 INIT_SRC := $(sort $(wildcard init/*.c))
 T_SRC    := $(LIB_SRC) $(INIT_SRC)
 ifeq ($(COPYUP),0)
@@ -49,7 +54,7 @@ TCFLAGS  += -DUNIONROOT_NO_COPYUP
 endif
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 TOOL_SRC := $(filter-out tools/mkcpio.c,$(sort $(wildcard tools/*.c)))
-HDRS     := $(wildcard unionroot/*.h init/*.h tests/unit/*.h tools/*.h)
+HDRS     := $(wildcard unionroot/*/*.h init/*.h tests/unit/*.h tools/*.h)
 
 T_OBJ := $(patsubst %.c,$(BUILD)/target/%.o,$(T_SRC))
 H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
@@ -91,7 +96,7 @@ $(BUILD)/unionroot: $(T_OBJ)
 # The test build: the same binary plus crash points (union.test.crashafter)
 # and the test-reset command; only these files differ. Never shipped: it goes
 # into initramfs-test.cpio.gz only.
-TEST_ONLY := unionroot/crashpoint.c unionroot/cli.c unionroot/cmd_test_reset.c
+TEST_ONLY := unionroot/branch/crashpoint.c unionroot/cmd/cli.c unionroot/cmd/cmd_test_reset.c
 T_TEST_OBJ := $(filter-out $(patsubst %.c,$(BUILD)/target/%.o,$(TEST_ONLY)),$(T_OBJ)) \
               $(patsubst %.c,$(BUILD)/target-test/%.o,$(TEST_ONLY))
 
@@ -233,7 +238,7 @@ FUZZCC    ?= clang
 FUZZTIME  ?= 10
 FUZZLEN   ?= 32768
 FUZZ_TGT  := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
-FUZZBASE  := -std=c11 -D_GNU_SOURCE $(WARN) -Iunionroot -isystem $(UAPI) -O1 -g \
+FUZZBASE  := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -isystem $(UAPI) -O1 -g \
              -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The library once, instrumented for coverage; each target links what it uses.
 FUZZ_OBJ  := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC))
