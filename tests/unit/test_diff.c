@@ -31,4 +31,4 @@ static void a_file_name_cannot_forge_a_diff_line(void)
 	CHECK_STR(out, "A /etc/x\\x0aD /etc/passwd\nM /rel/\\x1b[2J\\x5c\n");
 }
 
-UNIT_SUITE(diffprint, { "a file name cannot forge a diff line", a_file_name_cannot_forge_a_diff_line });
+UNIT_SUITE(diff, { "a file name cannot forge a diff line", a_file_name_cannot_forge_a_diff_line });

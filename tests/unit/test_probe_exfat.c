@@ -183,7 +183,7 @@ static void an_exfat_boot_sector_is_no_partition_table(void)
 	CHECK_INT(parttab_read(&src, 512, parts, 4), 0);
 }
 
-UNIT_SUITE(exfat,
+UNIT_SUITE(probe_exfat,
 	{ "mkfs.exfat's output is exfat with blkid's LABEL and UUID", mkfs_exfat_output_is_named_like_blkid },
 	{ "a flipped bit in the checksummed boot region is unknown", a_flipped_bit_in_the_boot_region_is_unknown },
 	{ "exFAT with absurd sector, cluster, FAT or root values is unknown", absurd_geometry_is_unknown },
