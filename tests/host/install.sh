@@ -48,7 +48,7 @@ fi
 
 # Every parameter the parser knows (tests-only ones aside), and every one of
 # the README's table.
-params=$( (sed -n 's/^\t[A-Z]*("\(union\.[a-z.]*\)".*/\1/p; s/^\t{ "\(union\.[a-z.]*\)".*/\1/p' unionroot/config.c
+params=$( (sed -n 's/^\t[A-Z]*("\(union\.[a-z.]*\)".*/\1/p; s/^\t{ "\(union\.[a-z.]*\)".*/\1/p' unionroot/conf/config.c
 	sed -n 's/^| `\(union\.[a-z.]*\).*/\1/p' README.md) | grep -v '^union\.test\.' | sort -u)
 missing=
 for p in $params; do

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Offline changes of an overlay's layers, the cases of fstests overlay/031,
 # 035 and 037, on mounts made with the options the boot passes
-# (unionroot/overlay.c): an ext4 branch over squashfs images in a private
+# (unionroot/overlay/overlay.c): an ext4 branch over squashfs images in a private
 # mount namespace. 031: an image upgrade drops a directory in which the user
 # deleted files: their whiteouts must not show, the directory must go.
 # 035: a work/work that cannot be recreated forces a read-only mount (what
@@ -28,10 +28,10 @@ cleanup() {
 }
 trap cleanup EXIT
 # the boot's own options, read from the one place that lists them
-OPTS=$(sed -n 's/^[[:space:]]*"index=off", \(.*\),$/"index=off", \1/p' "$ROOT_DIR/unionroot/overlay.c" | tr -d '" ' | tr -s ',')
+OPTS=$(sed -n 's/^[[:space:]]*"index=off", \(.*\),$/"index=off", \1/p' "$ROOT_DIR/unionroot/overlay/overlay.c" | tr -d '" ' | tr -s ',')
 case $OPTS in
 index=off,redirect_dir=nofollow,*) ;;
-*) fail "offline: the boot's overlay options" "not found in unionroot/overlay.c ($OPTS)"; exit 0 ;;
+*) fail "offline: the boot's overlay options" "not found in unionroot/overlay/overlay.c ($OPTS)"; exit 0 ;;
 esac
 mkdir -p "$T/src1/testdir" "$T/src1/etc" "$T/src2/etc" "$T/l1" "$T/l2" "$T/b" "$T/m"
 for f in a b c; do echo "$f" >"$T/src1/testdir/$f"; done

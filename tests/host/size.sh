@@ -37,7 +37,7 @@ budget full "$FULL" "$BUDGET_FULL"
 budget overlay-only "$OVERLAY" "$BUDGET_OVERLAY"
 
 # libc members come from the link map; formatting and allocation are the
-# project's own (unionroot/fmt.c, mmap'd tables)
+# project's own (unionroot/lib/fmt.c, mmap'd tables)
 for bin in "$FULL" "$OVERLAY"; do
 	if [ ! -s "$bin.map" ]; then
 		fail "size: $bin links no vfprintf or malloc" "no link map $bin.map"
