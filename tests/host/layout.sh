@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The README's layout section is the tree (no root needed): every file under
+# init/ and unionroot/ has its line there, every line names a file or folder
+# that exists, and every unit test file test_X.c is named after a module X.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT_DIR" || exit 2
+scratch layout
+
+# The section's block: a name at 2 spaces per level, folders end in "/",
+# "x.[ch]" is x.c and x.h; deeper-indented lines continue a description.
+# shellcheck disable=SC2016 # Markdown backticks, not a command
+sed -n '/^## Layout/,/^## /p' README.md | sed -n '/^```/,/^```/p' | awk '
+	/^```/ { next }
+	{
+		match($0, /^ */); depth = RLENGTH / 2
+		if (RLENGTH % 2 || depth > 3 || $1 == "") next
+		path = ""
+		for (i = 0; i < depth; i++) path = path dir[i]
+		if ($1 ~ /\/$/) { dir[depth] = $1; print path $1; next }
+		if ($1 ~ /\.\[ch\]$/) { sub(/\[ch\]$/, "", $1); print path $1 "c"; print path $1 "h"; next }
+		print path $1
+	}' | sort >"$T/listed"
+find init unionroot -type f | sort >"$T/files"
+grep -v '/$' "$T/listed" | grep -E '^(init|unionroot)/' >"$T/listed-files"
+
+expect "layout: the README lists unionroot/'s folders" "$T/listed" '^unionroot/lib/$'
+comm -23 "$T/files" "$T/listed-files" >"$T/unlisted"
+expect_not "layout: every file under init/ and unionroot/ has its README line" "$T/unlisted" . \
+	"not in README's layout: $(tr '\n' ' ' <"$T/unlisted")"
+while read -r p; do [ -e "$p" ] || echo "$p"; done <"$T/listed" >"$T/missing"
+expect_not "layout: every README layout line names what exists" "$T/missing" . \
+	"in README's layout, not in the tree: $(tr '\n' ' ' <"$T/missing")"
+
+# test_X.c tests module X: a source or header of that name somewhere
+for t in tests/unit/test_*.c; do
+	m=$(basename "$t" .c)
+	m=${m#test_}
+	find unionroot init tools -name "$m.[ch]" | grep -q . || echo "$t"
+done >"$T/unnamed"
+ls tests/unit/test_*.c >"$T/tests"
+expect "layout: the unit tests are there to be checked" "$T/tests" 'test_probe\.c$'
+expect_not "layout: every unit test file is named after the module it tests" "$T/unnamed" . \
+	"no module of that name: $(tr '\n' ' ' <"$T/unnamed")"
