@@ -174,7 +174,7 @@ void room_at_mount(struct boot *b, int rw);
 void room_after_boot(struct boot *b, int rw);
 /* How full the branch is, in percent; -1 when it cannot tell. */
 int room_used_percent(int rw);
-/* init/copyup.c: chooses the backend (after the lowers are mounted) */
+/* init/union_copyup.c: chooses the backend (after the lowers are mounted) */
 void copyup_choose(struct boot *b);
 /* Takes a pending reset over for the copy-up backend (reset: the command
  * line's enum reset_mode); returns it for branch_prepare, 0 when copy-up
