@@ -6,7 +6,8 @@
 # medium (through its loop device); a byte flipped in a data block fails the
 # read of that file with EIO and nothing else, or restarts the machine
 # (union.verity.onerror=restart), or panics the kernel (=panic); a tree on a
-# USB stick that appears after the disks is waited for; a byte flipped in the
+# USB stick that appears after the disks is waited for, one that never
+# comes refuses the layer; a byte flipped in the
 # hash tree and a wrong root hash are refused at setup, the boot ends as the
 # README says, and the layer is never mounted unverified.
 # shellcheck source=tests/lib.sh
@@ -86,6 +87,14 @@ expect "a tree on its own device verifies the layer" "$T/sep.log" "^STATUS: lowe
 expect "the plan waits for the tree's device" "$T/sep.log" "^PLAN: verity +layer 1: root hash $ROOT2, hash tree on /dev/sda \\(waited for as a layer's device\\)"
 expect "and the verified file reads back whole" "$T/sep.log" "^SUM: $SUM"
 expect_not "the tree's device is not missed" "$T/sep.log" 'verity refused it' "the layer was refused"
+
+# 2c. a tree's device that never comes: after union.wait the layer is
+# refused by name (union.onfail=halt ends the boot at once)
+boot "$T/nohash.log" none 'echo MARK-booted' --lower "$T/plain.img" --usb "$T/tree-only.img" \
+	--append "union.upper=tmpfs union.wait=2 union.onfail=halt union.verity=$ROOT2:hash=/dev/sdb:nosb:salt=$SALT" || true
+expect "a tree's device that never comes refuses the layer" "$T/nohash.log" \
+	'unionroot: hash tree of read-only layer 1 /dev/sdb not found, so the layer cannot be verified; powering off'
+expect_not "and the layer is never mounted unverified" "$T/nohash.log" 'read-only layer 1: /dev/[a-z0-9-]+ \(squashfs\) on|^MARK-booted' "the layer was mounted"
 
 # 3. one byte flipped in the hash tree's top block: refused at setup; the
 # default ends the boot (no rescue shell in this initramfs: a reboot)
