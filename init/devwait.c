@@ -18,6 +18,7 @@
 
 struct want {
 	const struct spec *spec;
+	int kind;              /* enum plan_wait_kind */
 	const char *role;      /* "read-only layer 1", "writable branch" */
 	char *dev;             /* where the answer goes (48 bytes) */
 	char *type;            /* 16 bytes */
@@ -189,6 +190,8 @@ static int try_resolve(struct boot *b, struct want *w, char *why, size_t whylen)
 	announce(w, text, d);
 	if (is_upper(b, w))
 		rc = open_persistence(b, w, d, why, whylen);
+	else if (w->kind == WAIT_HASH)
+		rc = 1; /* the tree is read as it is, no image inside */
 	else
 		rc = open_chain(b, w, d, 0);
 	if (rc < 0) {
@@ -231,6 +234,12 @@ static void want_failed(struct boot *b, struct want *w, char *why, size_t whylen
 			IGNORE(strfmt(why, whylen, "writable device %s not found", text));
 		onfail(b, why);
 		return;
+	}
+	if (w->kind == WAIT_HASH) {
+		if (!why[0])
+			IGNORE(strfmt(why, whylen, "%s %s not found, so the layer cannot be verified",
+				      w->role, text)); /* may cut */
+		rescue_verity(b, why);
 	}
 	if (!why[0]) {
 		list_found(b);
@@ -327,9 +336,43 @@ static uint64_t root_delay(const struct boot *b)
 	return sys_now_ms();
 }
 
+/* The want for one device of the plan's wait list; -ENOENT when the boot
+ * has no such layer (root= is read as one SPEC). */
+static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, uint64_t now)
+{
+	static char roles[2][SPEC_LIST_MAX][40], hash_dev[SPEC_LIST_MAX][48], hash_type[16];
+	static struct spec hash[SPEC_LIST_MAX];
+	const struct verity_arg *a;
+	unsigned i = pw->layer - 1;
+	char why[CFG_ERR_MAX];
+
+	if (pw->kind == WAIT_UPPER) {
+		*w = (struct want){ &b->upper, WAIT_UPPER, "writable branch", b->upper_dev,
+				    b->upper_type, deadline_for(b, &b->upper, now), 0 };
+		return 0;
+	}
+	if (pw->layer < 1 || pw->layer > b->nlower)
+		return -ENOENT;
+	IGNORE(strfmt(roles[pw->kind == WAIT_HASH][i], sizeof(roles[0][0]), "%sread-only layer %u",
+		      pw->kind == WAIT_HASH ? "hash tree of " : "", pw->layer)); /* fits */
+	if (pw->kind == WAIT_LOWER) {
+		*w = (struct want){ &b->lower[i], WAIT_LOWER, roles[0][i], b->lower_dev[i],
+				    b->lower_type[i], deadline_for(b, &b->lower[i], now), b->pivot };
+		return 0;
+	}
+	/* union.verity validated hash= as a /dev/NAME, which parses as a SPEC;
+	 * without an initramfs verity refuses the layer anyway */
+	a = plan_verity(&b->plan, pw->layer);
+	if (!a || spec_parse(a->hashdev, &hash[i], why, sizeof(why)) < 0)
+		return -EINVAL;
+	*w = (struct want){ &hash[i], WAIT_HASH, roles[1][i], hash_dev[i], hash_type,
+			    deadline_for(b, &hash[i], now), b->pivot };
+	return 0;
+}
+
 void devices_wait(struct boot *b)
 {
-	struct want w[SPEC_LIST_MAX + 1];
+	struct want w[PLAN_WAIT_MAX];
 	unsigned nw = 0, pending;
 	int rc;
 	uint64_t now = root_delay(b), next_progress = now + PROGRESS_MS;
@@ -342,16 +385,9 @@ void devices_wait(struct boot *b)
 		log_warn("cannot listen to uevents (%s); polling every 250 ms instead", strerror(-sock));
 	if (b->nlower == 0)
 		rescue_fatal(b, "no read-only layer configured (set union.lower= or root=)");
-	for (unsigned i = 0; i < b->nlower; i++) {
-		static char roles[SPEC_LIST_MAX][32];
-
-		IGNORE(strfmt(roles[i], sizeof(roles[i]), "read-only layer %u", i + 1)); /* fits */
-		w[nw++] = (struct want){ &b->lower[i], roles[i], b->lower_dev[i], b->lower_type[i],
-					 deadline_for(b, &b->lower[i], now), b->pivot };
-	}
-	if (b->upper_kind == UPPER_DEVICE)
-		w[nw++] = (struct want){ &b->upper, "writable branch", b->upper_dev, b->upper_type,
-					 deadline_for(b, &b->upper, now), 0 };
+	for (unsigned i = 0; i < b->plan.nwait; i++)
+		if (want_for(b, &b->plan.wait[i], &w[nw], now) == 0)
+			nw++;
 	for (unsigned i = 0; i < nw; i++) {
 		char why[200];
 

@@ -318,9 +318,54 @@ static void a_missing_persistence_file_is_made_only_with_a_size(void)
 	CHECK_INT(p.persist_bytes, 0);
 }
 
+/* The devices the boot waits for: each layer, the writable device, and a
+ * hash tree on a device of its own (which may appear after the data), not
+ * one for a layer that does not exist. */
+static void the_wait_list_holds_the_layers_the_branch_and_the_hash_devices(void)
+{
+	static const struct {
+		const char *cmdline;
+		unsigned n;
+		struct plan_wait want[5];
+	} cases[] = {
+		{ "union.lower=/dev/vda,LABEL=two union.verity=2:abcd:hash=/dev/sda,1:abcd", 4,
+		  { { WAIT_LOWER, 1 }, { WAIT_LOWER, 2 }, { WAIT_UPPER, 0 }, { WAIT_HASH, 2 } } },
+		{ "union.upper=tmpfs union.verity=abcd:hash=/dev/sdb", 2,
+		  { { WAIT_LOWER, 1 }, { WAIT_HASH, 1 } } },
+		{ "union.upper=none union.verity=abcd", 1, { { WAIT_LOWER, 1 } } },
+		{ "union.verity=3:abcd:hash=/dev/sdb", 2, { { WAIT_LOWER, 1 }, { WAIT_UPPER, 0 } } },
+		{ "root=/dev/vdc union.verity=abcd:hash=/dev/vdd", 3,
+		  { { WAIT_LOWER, 1 }, { WAIT_UPPER, 0 }, { WAIT_HASH, 1 } } },
+	};
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		config_defaults(&c);
+		snprintf(buf, sizeof(buf), "%s", BOARD);
+		config_apply_text(&c, buf, 1, no_err, NULL);
+		snprintf(buf, sizeof(buf), "%s", cases[i].cmdline);
+		config_apply_text(&c, buf, 0, no_err, NULL);
+		memset(&f, 0, sizeof(f));
+		f.cfg = &c;
+		f.upper_present = PRESENT_UNKNOWN;
+		f.have_overlay = 1;
+		plan_build(&f, &p);
+		CHECK_INT(p.nwait, cases[i].n);
+		for (unsigned j = 0; j < p.nwait; j++) {
+			CHECK_INT(p.wait[j].kind, cases[i].want[j].kind);
+			CHECK_INT(p.wait[j].layer, cases[i].want[j].layer);
+		}
+	}
+}
+
 UNIT_SUITE(plan,
 	   { "every fact set gives its golden plan", every_fact_set_gives_its_golden_plan },
 	   { "without copy-up a branch that needs it takes union.onfail",
 	     without_copyup_a_branch_that_needs_it_takes_onfail },
 	   { "failsafe on vfat takes an overlay over tmpfs", failsafe_on_vfat_takes_an_overlay_over_tmpfs },
-	   { "a missing persistence file is made only with union.persist.size", a_missing_persistence_file_is_made_only_with_a_size });
+	   { "a missing persistence file is made only with union.persist.size", a_missing_persistence_file_is_made_only_with_a_size },
+	   { "the wait list holds the layers, the branch and the hash devices",
+	     the_wait_list_holds_the_layers_the_branch_and_the_hash_devices });

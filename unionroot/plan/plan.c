@@ -127,7 +127,9 @@ static void decide_verity(const struct config *c, struct plan *p)
 	struct spec specs[SPEC_LIST_MAX];
 	char why[CFG_ERR_MAX];
 	int n = verity_args_parse(c->verity, p->verity, SPEC_LIST_MAX, why, sizeof(why));
-	int layers = spec_list_parse(p->lowers, specs, SPEC_LIST_MAX, why, sizeof(why));
+	/* root= is one SPEC, as configure.c reads it */
+	int layers = spec_list_parse(p->lowers, specs, c->lower[0] ? SPEC_LIST_MAX : 1, why,
+				     sizeof(why));
 
 	p->nverity = n > 0 ? (unsigned)n : 0;
 	p->nlayers = layers > 0 ? (unsigned)layers : 0;
@@ -155,6 +157,22 @@ static void decide_persist(const struct plan_facts *f, struct plan *p)
 	p->persist_make = f->upper_file_missing;
 }
 
+/* The devices the boot waits for, each under union.wait (or its SPEC's own
+ * deadline): every layer's medium, the writable device, and a hash tree on
+ * a device of its own, which may well appear after the data (a USB stick
+ * enumerates after the disks); a layer verified by a tree not there yet
+ * would be refused. */
+static void decide_waits(struct plan *p)
+{
+	for (unsigned i = 1; i <= p->nlayers; i++)
+		p->wait[p->nwait++] = (struct plan_wait){ WAIT_LOWER, i };
+	if (p->upper_kind == UPPER_DEVICE)
+		p->wait[p->nwait++] = (struct plan_wait){ WAIT_UPPER, 0 };
+	for (unsigned i = 0; i < p->nverity; i++)
+		if (p->verity[i].hashdev[0] && p->verity[i].layer <= p->nlayers)
+			p->wait[p->nwait++] = (struct plan_wait){ WAIT_HASH, p->verity[i].layer };
+}
+
 void plan_build(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
@@ -180,4 +198,5 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	/* the boot layers the saved branch only under overlayfs, and not in failsafe */
 	p->session = c->session_volatile && p->upper_kind == UPPER_DEVICE &&
 		     p->backend == PLAN_OVERLAY;
+	decide_waits(p);
 }

@@ -24,6 +24,13 @@ enum plan_backend { PLAN_OVERLAY, PLAN_COPYUP, PLAN_READONLY, PLAN_STOP };
  * missing medium (rescue shell, else a reboot), or as union.onfail says. */
 enum plan_verity_fail { VFAIL_RESCUE, VFAIL_REBOOT, VFAIL_HALT };
 enum plan_presence { PRESENT_UNKNOWN = -1, PRESENT_NO = 0, PRESENT_YES = 1 };
+/* A device the boot waits for before it mounts anything. */
+enum plan_wait_kind { WAIT_LOWER, WAIT_UPPER, WAIT_HASH };
+#define PLAN_WAIT_MAX (2 * SPEC_LIST_MAX + 1)
+struct plan_wait {
+	int kind;                      /* enum plan_wait_kind */
+	unsigned layer;                /* 1-based, the layer served; 0 for the writable branch */
+};
 
 /* make COPYUP=0 leaves the copy-up backend out of the build */
 #ifdef UNIONROOT_NO_COPYUP
@@ -64,6 +71,8 @@ struct plan {
 	unsigned nverity;
 	unsigned nlayers;              /* read-only layers configured */
 	int verity_fail;               /* enum plan_verity_fail */
+	struct plan_wait wait[PLAN_WAIT_MAX]; /* the layers, the writable device, the trees */
+	unsigned nwait;
 	const char *copyup_missing;    /* why copy-up was needed, in a build without it */
 	int upper_needs_copyup;        /* so the writable device falls to union.onfail */
 	const char *persist_path;      /* the persistence file on its medium, NULL: none */

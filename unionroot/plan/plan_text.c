@@ -113,14 +113,14 @@ static void verity_lines(struct sbuf *sb, const struct plan *p)
 		if (a->layer > p->nlayers)
 			sbuf_add(sb, "no such layer: ignored\n");
 		else if (a->hashdev[0])
-			sbuf_addf(sb, "hash tree on %s", a->hashdev);
+			sbuf_addf(sb, "hash tree on %s (waited for as a layer's device)", a->hashdev);
 		else
 			sbuf_add(sb, "hash tree appended to the image");
 		if (a->layer > p->nlayers)
 			continue;
 		if (a->offset != VERITY_OFFSET_AUTO)
 			sbuf_addf(sb, " at byte %llu", (unsigned long long)a->offset);
-		else
+		else if (!a->hashdev[0])
 			sbuf_add(sb, " after the file system's end");
 		sbuf_add(sb, a->nosb ? ", geometry from the command line\n" : ", geometry from its superblock\n");
 	}
