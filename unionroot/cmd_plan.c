@@ -378,6 +378,11 @@ int cmd_plan(int argc, char **argv)
 		printf("%-16s forever (rootwait)\n", "device wait");
 	else
 		printf("%-16s %d s\n", "device wait", config_wait(&c));
-	printf("%-16s %s\n", "init", c.init[0] ? c.init : "/sbin/init, /etc/init, /bin/init, /bin/sh");
+	{
+		char inits[64];
+
+		IGNORE(config_inits_text(inits, sizeof(inits))); /* fits */
+		printf("%-16s %s\n", "init", c.init[0] ? c.init : inits);
+	}
 	return print_plan(&c);
 }
