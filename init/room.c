@@ -16,6 +16,7 @@
 struct room {
 	uint64_t total, free; /* bytes, as root sees them */
 	int no_inodes;
+	int used_percent;
 };
 
 static int room_of(int rw, struct room *r)
@@ -27,19 +28,15 @@ static int room_of(int rw, struct room *r)
 	r->total = (uint64_t)vfs.f_blocks * vfs.f_frsize;
 	r->free = (uint64_t)vfs.f_bfree * vfs.f_frsize;
 	r->no_inodes = vfs.f_files && !vfs.f_ffree; /* jffs2 counts no inodes */
+	r->used_percent = statvfs_used_percent(&vfs);
 	return 0;
-}
-
-static int used_percent(const struct room *r)
-{
-	return (int)(100 - 100 * r->free / r->total);
 }
 
 int room_used_percent(int rw)
 {
 	struct room r;
 
-	return room_of(rw, &r) < 0 ? -1 : used_percent(&r);
+	return room_of(rw, &r) < 0 ? -1 : r.used_percent;
 }
 
 static int state_dir(int rw)
@@ -79,9 +76,9 @@ void room_after_boot(struct boot *b, int rw)
 
 	if (room_of(rw, &r) < 0)
 		return;
-	if (used_percent(&r) >= b->cfg.warnfull)
+	if (r.used_percent >= b->cfg.warnfull)
 		log_warn("writable branch %s is %d%% full (union.warnfull=%d); writes fail when it is full: free space or reset",
-			 b->upper_dev, used_percent(&r), b->cfg.warnfull);
+			 b->upper_dev, r.used_percent, b->cfg.warnfull);
 	/* a reserve only where it leaves as much again free */
 	size = reserve_size(r.total);
 	if (r.free < 2 * size)
