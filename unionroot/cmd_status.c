@@ -193,9 +193,7 @@ int cmd_status(int argc, char **argv)
 		if (strcmp(argv[i], "--json") == 0) {
 			o.json = 1;
 		} else {
-			fprintf(stderr, "unionroot status: unknown option \"%s\"; usage: unionroot status [--json]\n",
-				argv[i]);
-			return 2;
+			return cli_usage("status", argv[i]);
 		}
 	}
 	n = sys_read_file(RUNTIME_DIR "/status", text, sizeof(text));
