@@ -39,27 +39,31 @@ int room_used_percent(int rw)
 	return room_of(rw, &r) < 0 ? -1 : r.used_percent;
 }
 
-static int state_dir(int rw)
+/* Makes a reserve of size in .unionroot/, or gives it up (size 0): as
+ * reserve_make and reserve_release; 0 on a new branch, which has none yet. */
+static int reserve_in(int rw, uint64_t size)
 {
-	return openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+
+	if (state < 0)
+		return 0;
+	rc = size ? reserve_make(state, size) : reserve_release(state);
+	close(state);
+	return rc;
 }
 
 void room_at_mount(struct boot *b, int rw)
 {
 	struct room r;
 	uint64_t size;
-	int state, rc;
+	int rc;
 
 	if (room_of(rw, &r) < 0)
 		return;
 	size = reserve_size(r.total);
 	if (r.free >= size && !r.no_inodes)
 		return;
-	state = state_dir(rw);
-	if (state < 0)
-		return; /* a new branch: no reserve yet */
-	rc = reserve_release(state);
-	close(state);
+	rc = reserve_in(rw, 0);
 	if (rc > 0)
 		log_warn("writable branch %s is full: gave up its reserve of %llu KiB so that this boot can still write; free space or reset",
 			 b->upper_dev, (unsigned long long)(size / 1024));
@@ -72,7 +76,7 @@ void room_after_boot(struct boot *b, int rw)
 {
 	struct room r;
 	uint64_t size;
-	int state, rc;
+	int rc;
 
 	if (room_of(rw, &r) < 0)
 		return;
@@ -83,11 +87,7 @@ void room_after_boot(struct boot *b, int rw)
 	size = reserve_size(r.total);
 	if (r.free < 2 * size)
 		return;
-	state = state_dir(rw);
-	if (state < 0)
-		return;
-	rc = reserve_make(state, size);
-	close(state);
+	rc = reserve_in(rw, size);
 	if (rc > 0)
 		log_info("writable branch %s: set %llu KiB aside for when it fills up (.unionroot/reserve)",
 			 b->upper_dev, (unsigned long long)(size / 1024));
