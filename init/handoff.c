@@ -22,7 +22,6 @@
 #include "sbuf.h"
 #include "sys.h"
 
-static const char *const fallback_inits[] = { "/sbin/init", "/etc/init", "/bin/init", "/bin/sh" };
 static const char *const moved[] = { "/dev", "/proc", "/sys", "/run" };
 
 /* Is path an executable regular file inside the new root, resolving its
@@ -128,9 +127,30 @@ static void free_initramfs(void)
 	close(root);
 }
 
+/* init= if it is there, else the first of the candidates that is. */
+static const char *choose_init(struct boot *b, int root)
+{
+	char why[128], inits[64];
+
+	if (b->cfg.init[0]) {
+		if (usable_init(root, b->cfg.init))
+			return b->cfg.init;
+		log_err("init %s is not an executable file in the new root; trying %s",
+			b->cfg.init, config_inits[0]);
+	}
+	/* without an initramfs /sbin/init is unionroot itself: skipped */
+	for (size_t i = b->pivot ? 1 : 0; i < CFG_INITS; i++)
+		if (usable_init(root, config_inits[i]))
+			return config_inits[i];
+	close(root);
+	IGNORE(config_inits_text(inits, sizeof(inits))); /* fits */
+	IGNORE(strfmt(why, sizeof(why), "no init in the new root (tried init=, %s)", inits));
+	rescue_fatal(b, why);
+}
+
 NORETURN void handoff(struct boot *b)
 {
-	const char *init = NULL;
+	const char *init;
 	char *argv[64];
 	int root, argc = 0;
 
@@ -138,21 +158,7 @@ NORETURN void handoff(struct boot *b)
 	root = open(NEWROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		rescue_fatal(b, "cannot open the new root " NEWROOT);
-	if (b->cfg.init[0]) {
-		if (usable_init(root, b->cfg.init))
-			init = b->cfg.init;
-		else
-			log_err("init %s is not an executable file in the new root; trying %s",
-				b->cfg.init, fallback_inits[0]);
-	}
-	/* without an initramfs /sbin/init is unionroot itself: skipped */
-	for (size_t i = b->pivot ? 1 : 0; !init && i < ARRAY_SIZE(fallback_inits); i++)
-		if (usable_init(root, fallback_inits[i]))
-			init = fallback_inits[i];
-	if (!init) {
-		close(root);
-		rescue_fatal(b, "no init in the new root (tried init=, /sbin/init, /etc/init, /bin/init, /bin/sh)");
-	}
+	init = choose_init(b, root);
 	for (size_t i = 0; i < ARRAY_SIZE(moved); i++) {
 		struct stat st;
 
@@ -217,9 +223,9 @@ NORETURN void handoff(struct boot *b)
 	status_handoff(b);
 	execve(init, argv, b->envp);
 	log_err("executing %s failed: %s; trying the others", init, strerror(errno));
-	for (size_t i = b->pivot ? 1 : 0; i < ARRAY_SIZE(fallback_inits); i++) {
-		argv[0] = (char *)fallback_inits[i];
-		execve(fallback_inits[i], argv, b->envp);
+	for (size_t i = b->pivot ? 1 : 0; i < CFG_INITS; i++) {
+		argv[0] = (char *)config_inits[i];
+		execve(config_inits[i], argv, b->envp);
 	}
 	rescue_fatal(b, "no init could be executed in the new root");
 }

@@ -16,6 +16,7 @@
 struct room {
 	uint64_t total, free; /* bytes, as root sees them */
 	int no_inodes;
+	int used_percent;
 };
 
 static int room_of(int rw, struct room *r)
@@ -27,42 +28,42 @@ static int room_of(int rw, struct room *r)
 	r->total = (uint64_t)vfs.f_blocks * vfs.f_frsize;
 	r->free = (uint64_t)vfs.f_bfree * vfs.f_frsize;
 	r->no_inodes = vfs.f_files && !vfs.f_ffree; /* jffs2 counts no inodes */
+	r->used_percent = statvfs_used_percent(&vfs);
 	return 0;
-}
-
-static int used_percent(const struct room *r)
-{
-	return (int)(100 - 100 * r->free / r->total);
 }
 
 int room_used_percent(int rw)
 {
 	struct room r;
 
-	return room_of(rw, &r) < 0 ? -1 : used_percent(&r);
+	return room_of(rw, &r) < 0 ? -1 : r.used_percent;
 }
 
-static int state_dir(int rw)
+/* Makes a reserve of size in .unionroot/, or gives it up (size 0): as
+ * reserve_make and reserve_release; 0 on a new branch, which has none yet. */
+static int reserve_in(int rw, uint64_t size)
 {
-	return openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+
+	if (state < 0)
+		return 0;
+	rc = size ? reserve_make(state, size) : reserve_release(state);
+	close(state);
+	return rc;
 }
 
 void room_at_mount(struct boot *b, int rw)
 {
 	struct room r;
 	uint64_t size;
-	int state, rc;
+	int rc;
 
 	if (room_of(rw, &r) < 0)
 		return;
 	size = reserve_size(r.total);
 	if (r.free >= size && !r.no_inodes)
 		return;
-	state = state_dir(rw);
-	if (state < 0)
-		return; /* a new branch: no reserve yet */
-	rc = reserve_release(state);
-	close(state);
+	rc = reserve_in(rw, 0);
 	if (rc > 0)
 		log_warn("writable branch %s is full: gave up its reserve of %llu KiB so that this boot can still write; free space or reset",
 			 b->upper_dev, (unsigned long long)(size / 1024));
@@ -75,22 +76,18 @@ void room_after_boot(struct boot *b, int rw)
 {
 	struct room r;
 	uint64_t size;
-	int state, rc;
+	int rc;
 
 	if (room_of(rw, &r) < 0)
 		return;
-	if (used_percent(&r) >= b->cfg.warnfull)
+	if (r.used_percent >= b->cfg.warnfull)
 		log_warn("writable branch %s is %d%% full (union.warnfull=%d); writes fail when it is full: free space or reset",
-			 b->upper_dev, used_percent(&r), b->cfg.warnfull);
+			 b->upper_dev, r.used_percent, b->cfg.warnfull);
 	/* a reserve only where it leaves as much again free */
 	size = reserve_size(r.total);
 	if (r.free < 2 * size)
 		return;
-	state = state_dir(rw);
-	if (state < 0)
-		return;
-	rc = reserve_make(state, size);
-	close(state);
+	rc = reserve_in(rw, size);
 	if (rc > 0)
 		log_info("writable branch %s: set %llu KiB aside for when it fills up (.unionroot/reserve)",
 			 b->upper_dev, (unsigned long long)(size / 1024));

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -18,6 +17,7 @@
 #include "copyup.h"
 #include "identity.h"
 #include "log.h"
+#include "overlay.h"
 #include "reset.h"
 #include "rmtree.h"
 #include "sbuf.h"
@@ -28,50 +28,32 @@
 
 static char backend_text[160];
 
-static int have_overlay(void)
-{
-	static char fs[4096];
-
-	if (sys_read_file("/proc/filesystems", fs, sizeof(fs)) < 0 && !fs[0])
-		return 0;
-	return strstr(fs, "\toverlay\n") != NULL;
-}
-
 /* A missing module is the usual reason an overlay root silently does not
  * happen: the image may carry one built for this kernel. Symlinks inside
  * the image (/lib -> usr/lib) resolve within the image. */
 static void overlay_from_image(void)
 {
-	static const char *const names[] = { "overlay.ko", "overlay.ko.xz", "overlay.ko.zst" };
-	struct utsname u;
 	char path[256];
-	int root, fd = -1, rc = -ENOENT;
-	size_t i;
+	int root, fd = -1, rc = -ENOENT, compressed = 0;
 
-	if (uname(&u) < 0)
-		return;
 	root = open(LOWER0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return;
-	for (i = 0; i < ARRAY_SIZE(names) && fd < 0; i++) {
-		if (strfmt(path, sizeof(path), "lib/modules/%s/kernel/fs/overlayfs/%s", u.release,
-			   names[i]) < 0)
-			continue;
+	for (unsigned i = 0; fd < 0 && (compressed = overlay_module_path(i, path, sizeof(path))) >= 0; i++)
 		fd = sys_file_check(sys_openat2(root, path, O_RDONLY | O_NONBLOCK,
 						RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS),
 				    NULL);
-	}
 	close(root);
 	if (fd < 0) {
-		log_info("no overlay module in the image for kernel %s either", u.release);
+		log_info("no overlay module in the image either (the last tried: %s)", path);
 		return;
 	}
-	rc = sys_finit_module(fd, "", i > 1 ? MODULE_INIT_COMPRESSED : 0);
+	rc = sys_finit_module(fd, "", compressed ? MODULE_INIT_COMPRESSED : 0);
 	close(fd);
 	if (rc < 0 && rc != -EEXIST)
-		log_warn("loading the image's overlay module (/%s) failed: %s", path, strerror(-rc));
+		log_warn("loading the image's overlay module (%s) failed: %s", path, strerror(-rc));
 	else
-		log_note("overlayfs: loaded the image's own module /%s", path);
+		log_note("overlayfs: loaded the image's own module %s", path);
 }
 
 /* The kernel's offer, a fact for the plan: gathered once, the initramfs'
@@ -84,10 +66,10 @@ static void gather_overlay(struct boot *b)
 		return;
 	done = 1;
 	modules_for_fs(b, "overlay");
-	b->facts.have_overlay = have_overlay();
+	b->facts.have_overlay = overlay_in_kernel();
 	if (!b->facts.have_overlay && b->cfg.mode != MODE_COPYUP) {
 		overlay_from_image();
-		b->facts.have_overlay = have_overlay();
+		b->facts.have_overlay = overlay_in_kernel();
 	}
 }
 

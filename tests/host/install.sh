@@ -46,6 +46,24 @@ else
 	fail "man: documents every command" "missing:${missing:- (no command found in --help)}"
 fi
 
+# A usage error prints the very usage line "help CMD" prints: one text each.
+bad=
+for c in status reset diff boot-ok copyup probe; do
+	want=$("$BIN" help "$c" | head -1)
+	if [ "$c" = probe ]; then
+		got=$("$BIN" probe 2>&1 >/dev/null)
+	else
+		got=$("$BIN" "$c" --no-such-option 2>&1 >/dev/null)
+	fi
+	rc=$?
+	{ [ "$rc" = 2 ] && [ "${got#*; }" = "$want" ]; } || bad="$bad [$c: exit $rc, '$got' against '$want']"
+done
+if [ -z "$bad" ] && [ -n "$want" ]; then
+	pass "cli: a command's usage error names the usage its help gives"
+else
+	fail "cli: usage errors match the help" "$bad"
+fi
+
 # Every parameter the parser knows (tests-only ones aside), and every one of
 # the README's table.
 params=$( (sed -n 's/^\t[A-Z]*("\(union\.[a-z.]*\)".*/\1/p; s/^\t{ "\(union\.[a-z.]*\)".*/\1/p' unionroot/conf/config.c

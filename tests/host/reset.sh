@@ -43,6 +43,10 @@ make_branch() { # DIR
 	echo b >"$d/upper/home/b/.ssh/key"
 	chmod 0600 "$d/upper/home/b/.ssh/key"
 	chown 1234:5678 "$d/upper/home/b/.ssh/key"
+	# setuid and setgid, which a chown after the chmod would clear
+	echo tool >"$d/upper/home/b/.ssh/tool"
+	chown 1234:5678 "$d/upper/home/b/.ssh/tool"
+	chmod 6755 "$d/upper/home/b/.ssh/tool"
 	echo user >"$d/upper/root/data"
 	# a file capability, which a chown after the xattr copy would drop
 	if command -v setcap >/dev/null; then
@@ -84,10 +88,11 @@ if [ "$(state_of "$B")" = factory ]; then
 else
 	fail "host: keep list" "state $(state_of "$B"): $out"
 fi
-if [ "$(stat -c '%a %u %g' "$B/upper/home/b/.ssh/key")" = "600 1234 5678" ]; then
-	pass "host: kept files keep their owner and mode"
+if [ "$(stat -c '%a %u %g' "$B/upper/home/b/.ssh/key")" = "600 1234 5678" ] &&
+	[ "$(stat -c '%a %u %g' "$B/upper/home/b/.ssh/tool")" = "6755 1234 5678" ]; then
+	pass "host: kept files keep their owner and mode, setuid and setgid too"
 else
-	fail "host: kept metadata" "$(stat -c '%a %u %g' "$B/upper/home/b/.ssh/key")"
+	fail "host: kept metadata" "$(stat -c '%a %u %g %n' "$B/upper/home/b/.ssh/key" "$B/upper/home/b/.ssh/tool")"
 fi
 opaque() { getfattr -h --only-values -n trusted.overlay.opaque "$1" 2>/dev/null; }
 if [ "$(opaque "$B/upper/var/lib/app")" = y ] && [ -z "$(opaque "$B/upper/var")" ] &&

@@ -212,6 +212,19 @@ static void the_reserve_is_sized_to_let_jffs2_collect(void)
 	CHECK(reserve_size(64ull << 30) == 16u << 20);
 }
 
+static void the_used_percent_rounds_up(void)
+{
+	struct statvfs vfs = { .f_blocks = 1000, .f_bfree = 1000, .f_bavail = 950 };
+
+	CHECK_INT(statvfs_used_percent(&vfs), 0);
+	vfs.f_bfree = 95; /* 90.5 % used: the warning at 90 % fires */
+	CHECK_INT(statvfs_used_percent(&vfs), 91);
+	vfs.f_bfree = 0;
+	CHECK_INT(statvfs_used_percent(&vfs), 100);
+	vfs.f_blocks = 0; /* a file system that counts no blocks */
+	CHECK_INT(statvfs_used_percent(&vfs), -1);
+}
+
 static void the_reserve_is_made_once_and_given_up(void)
 {
 	int rw = rw_open();
@@ -246,6 +259,7 @@ static void the_reserve_is_made_once_and_given_up(void)
 UNIT_SUITE(branch,
 	   { "a symlink probe leaves nothing behind", a_symlink_probe_leaves_nothing_behind },
 	   { "the reserve is sized to let jffs2 collect", the_reserve_is_sized_to_let_jffs2_collect },
+	   { "the used percent rounds up", the_used_percent_rounds_up },
 	   { "the reserve is made once and given up", the_reserve_is_made_once_and_given_up },
 	   { "a second name of a live tree is never emptied", a_second_name_of_a_live_tree_is_never_emptied },
 	   { "a blank branch gets its three directories", a_blank_branch_gets_its_three_directories },

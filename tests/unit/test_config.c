@@ -285,6 +285,17 @@ static void persist_sizes_are_binary_units(void)
 	CHECK_STR(c.persist_size, "1G");
 }
 
+static void the_init_candidates_are_one_list(void)
+{
+	char buf[64], tiny[12];
+
+	CHECK_INT(config_inits_text(buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "/sbin/init, /etc/init, /bin/init, /bin/sh");
+	CHECK_STR(config_inits[0], "/sbin/init");
+	CHECK_STR(config_inits[CFG_INITS - 1], "/bin/sh");
+	CHECK_INT(config_inits_text(tiny, sizeof(tiny)), -ENAMETOOLONG);
+}
+
 UNIT_SUITE(config,
 	   { "defaults are the documented ones", defaults_are_documented_ones },
 	   { "the command line wins over the board", the_command_line_wins_over_the_board },
@@ -298,4 +309,5 @@ UNIT_SUITE(config,
 	     root_on_the_command_line_beats_the_boards_lower },
 	   { "other parameters are not ours", other_parameters_are_not_ours },
 	   { "random garbage never crashes", random_garbage_never_crashes },
-	   { "union.persist.size takes binary units K, M, G, T", persist_sizes_are_binary_units });
+	   { "union.persist.size takes binary units K, M, G, T", persist_sizes_are_binary_units },
+	   { "the init candidates are one list", the_init_candidates_are_one_list });

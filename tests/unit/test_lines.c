@@ -38,6 +38,32 @@ static void strict_copies_refuse_cut_and_long_lines(void)
 	CHECK_INT(line_copy_strict(&l, buf, sizeof(buf)), -EINVAL);
 }
 
+static int count_line(const char *line, void *ctx)
+{
+	(*(int *)ctx)++;
+	return strcmp(line, "bad") == 0 ? -EINVAL : 0;
+}
+
+static void a_strict_file_needs_its_magic_first_and_every_line_whole(void)
+{
+	char buf[16];
+	int n = 0;
+
+	CHECK_INT(lines_strict("magic 1\na\nb\n", "magic 1", buf, sizeof(buf), count_line, &n), 0);
+	CHECK_INT(n, 2);
+	CHECK_INT(lines_strict("magic 1\n", "magic 1", buf, sizeof(buf), count_line, &n), 0);
+	CHECK_INT(n, 2);
+	CHECK_INT(lines_strict("", "magic 1", buf, sizeof(buf), count_line, &n), -EINVAL);
+	CHECK_INT(lines_strict("magic 2\na\n", "magic 1", buf, sizeof(buf), count_line, &n), -EINVAL);
+	CHECK_INT(n, 2); /* nothing after a wrong magic is looked at */
+	CHECK_INT(lines_strict("magic 1\na\nb", "magic 1", buf, sizeof(buf), count_line, &n), -EINVAL);
+	CHECK_INT(lines_strict("magic 1\nbad\n", "magic 1", buf, sizeof(buf), count_line, &n), -EINVAL);
+	CHECK_INT(lines_strict("magic 1\n0123456789abcdef\n", "magic 1", buf, sizeof(buf), count_line, &n),
+		  -EINVAL);
+}
+
 UNIT_SUITE(lines,
 	   { "lines come out with their lengths", lines_come_out_with_their_lengths },
-	   { "strict copies refuse cut and long lines", strict_copies_refuse_cut_and_long_lines });
+	   { "strict copies refuse cut and long lines", strict_copies_refuse_cut_and_long_lines },
+	   { "a strict file needs its magic first and every line whole",
+	     a_strict_file_needs_its_magic_first_and_every_line_whole });

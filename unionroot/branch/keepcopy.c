@@ -13,11 +13,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "overlay.h"
 #include "sbuf.h"
 #include "sys.h"
 #include "treecopy.h"
-
-#define OVL_OPAQUE "trusted.overlay.opaque"
 
 struct kc {
 	int old_root, new_root;
@@ -48,11 +47,11 @@ static int open_dir_at(int at, const char *name)
 static int carry_opaque(int od, int nd)
 {
 	char v[8];
-	ssize_t n = fgetxattr(od, OVL_OPAQUE, v, sizeof(v));
+	ssize_t n = fgetxattr(od, OVERLAY_OPAQUE, v, sizeof(v));
 
 	if (n < 0)
 		return errno == ENODATA || errno == ENOTSUP ? 0 : -errno;
-	return fsetxattr(nd, OVL_OPAQUE, v, (size_t)n, 0) < 0 ? -errno : 0;
+	return fsetxattr(nd, OVERLAY_OPAQUE, v, (size_t)n, 0) < 0 ? -errno : 0;
 }
 
 static int copy_entry(struct kc *k, int od, int nd, const char *name, const char *path,

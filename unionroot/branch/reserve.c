@@ -15,6 +15,13 @@
 #define TEMP_NAME "." RESERVE_NAME ".new"
 #define MIB (1024u * 1024u)
 
+int statvfs_used_percent(const struct statvfs *vfs)
+{
+	if (!vfs->f_blocks)
+		return -1;
+	return (int)(100 - 100ull * vfs->f_bfree / vfs->f_blocks);
+}
+
 uint64_t reserve_size(uint64_t fs_bytes)
 {
 	uint64_t size = 256u * 1024u + fs_bytes / 100;

@@ -13,13 +13,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "branch.h"
 #include "keepcopy.h"
 #include "log.h"
 #include "lines.h"
+#include "overlay.h"
 #include "sbuf.h"
 #include "sys.h"
 
@@ -36,35 +36,26 @@ int reset_request_format(const struct reset_req *req, char *buf, size_t cap)
 	return sbuf_done(&sb);
 }
 
+static int request_line(const char *line, void *ctx)
+{
+	struct reset_req *req = ctx;
+
+	if (strcmp(line, "keeplist yes") == 0)
+		req->keeplist = 1;
+	else if (strcmp(line, "keeplist no") == 0)
+		req->keeplist = 0;
+	else if (strncmp(line, "keep ", 5) != 0 || keep_add(&req->keep, line + 5) < 0)
+		return -EINVAL;
+	return 0;
+}
+
 int reset_request_parse(const char *text, struct reset_req *req)
 {
 	char line[KEEP_PATH_MAX + 16];
-	struct line l;
-	int first = 1;
 
 	memset(req, 0, sizeof(*req));
-	while (line_next(&text, &l)) {
-		if (line_copy_strict(&l, line, sizeof(line)) < 0)
-			goto bad;
-		if (first) {
-			if (strcmp(line, REQUEST_MAGIC) != 0)
-				goto bad;
-			first = 0;
-		} else if (strcmp(line, "keeplist yes") == 0) {
-			req->keeplist = 1;
-		} else if (strcmp(line, "keeplist no") == 0) {
-			req->keeplist = 0;
-		} else if (strncmp(line, "keep ", 5) == 0) {
-			if (keep_add(&req->keep, line + 5) < 0)
-				goto bad;
-		} else {
-			goto bad;
-		}
-	}
-	if (first)
-		goto bad;
-	return 0;
-bad:
+	if (lines_strict(text, REQUEST_MAGIC, line, sizeof(line), request_line, req) == 0)
+		return 0;
 	memset(req, 0, sizeof(*req));
 	req->keeplist = 1;
 	return -EINVAL;
@@ -152,19 +143,6 @@ static void bad_keep_line(const char *line, const char *why, void *ctx)
 	say(ctx, L_WARN, "factory reset: ignoring \"%s\" in " KEEP_FILE ": %s", line, why);
 }
 
-static int is_whiteout(const struct stat *st)
-{
-	return S_ISCHR(st->st_mode) && st->st_rdev == 0;
-}
-
-static int is_opaque(int dir)
-{
-	char v[4];
-	ssize_t n = fgetxattr(dir, "trusted.overlay.opaque", v, sizeof(v));
-
-	return n == 1 && v[0] == 'y';
-}
-
 /* /etc/unionroot/keep as the merged root shows it: the old upper's copy, a
  * whiteout or opaque directory hiding the image's, else the top-most
  * layer's. Never follows a symlink. Length, 0 when there is none. */
@@ -180,7 +158,7 @@ static ssize_t keep_file(int old_upper, const struct reset_env *env, char *buf, 
 
 		if (!exists_at(dir, comps[i], &st))
 			break;
-		if (is_whiteout(&st) || S_ISLNK(st.st_mode)) {
+		if (overlay_is_whiteout(&st) || S_ISLNK(st.st_mode)) {
 			if (S_ISLNK(st.st_mode))
 				say(env, L_WARN, "factory reset: %s in the writable branch is a symbolic link; %s",
 				    KEEP_FILE, "not following it, keeping nothing from it");
@@ -199,7 +177,7 @@ static ssize_t keep_file(int old_upper, const struct reset_env *env, char *buf, 
 		sub = openat(dir, comps[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(dir);
 		dir = sub;
-		if (dir >= 0 && is_opaque(dir))
+		if (dir >= 0 && overlay_is_opaque(dir))
 			hidden = 2; /* the image's copy is hidden unless the upper has one */
 	}
 	if (dir >= 0)

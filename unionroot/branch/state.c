@@ -51,36 +51,25 @@ static int valid_id(const char *s)
 	return 1;
 }
 
+static int state_line(const char *line, void *ctx)
+{
+	struct ur_state *st = ctx;
+
+	if (strncmp(line, "boots ", 6) == 0)
+		return parse_uint(line + 6, &st->boots);
+	if (strncmp(line, "lower ", 6) != 0 || st->nlower >= STATE_LOWER_MAX || !valid_id(line + 6))
+		return -EINVAL;
+	memcpy(st->lower[st->nlower++], line + 6, strlen(line + 6) + 1);
+	return 0;
+}
+
 int state_parse(const char *text, struct ur_state *st)
 {
 	char line[STATE_ID_MAX + 16];
-	struct line l;
-	int first = 1;
 
 	state_clear(st);
-	while (line_next(&text, &l)) {
-		/* every line ends: a cut file is damaged */
-		if (line_copy_strict(&l, line, sizeof(line)) < 0)
-			goto bad;
-		if (first) {
-			if (strcmp(line, STATE_MAGIC) != 0)
-				goto bad;
-			first = 0;
-		} else if (strncmp(line, "boots ", 6) == 0) {
-			if (parse_uint(line + 6, &st->boots) < 0)
-				goto bad;
-		} else if (strncmp(line, "lower ", 6) == 0) {
-			if (st->nlower >= STATE_LOWER_MAX || !valid_id(line + 6))
-				goto bad;
-			memcpy(st->lower[st->nlower++], line + 6, l.len - 6 + 1);
-		} else {
-			goto bad;
-		}
-	}
-	if (first)
-		goto bad;
-	return 0;
-bad:
+	if (lines_strict(text, STATE_MAGIC, line, sizeof(line), state_line, st) == 0)
+		return 0;
 	state_clear(st);
 	return -EINVAL;
 }

@@ -19,21 +19,41 @@ static const struct command {
 	  "print what a boot with this command line would do, touching nothing" },
 	{ "reset", cmd_reset, "reset [--keep PATH]... [--reboot] [--yes]",
 	  "schedule a factory reset of the writable branch for the next boot" },
-	{ "diff", cmd_diff, "diff [--stat] [RW]",
+	{ "diff", cmd_diff, "diff [--stat] [RW | --upper DIR [--lower DIR]...]",
 	  "list what the writable branch changes: A added, M modified, D deleted" },
 	{ "boot-ok", cmd_boot_ok, "boot-ok",
 	  "mark this boot healthy: clears the counter union.maxfails watches" },
 #ifdef UNIONROOT_CRASHPOINTS
-	{ "test-reset", cmd_test_reset, "test-reset DIR [STEP]",
+	{ "test-reset", cmd_test_reset, "test-reset DIR [STEP|-] [keeplist|factory] [LOWER]",
 	  "test builds: apply a pending reset to the branch top DIR, killed after STEP" },
 	{ "test-reserve", cmd_test_reserve, "test-reserve DIR make|release",
 	  "test builds: make or give up the reserve of the branch top DIR as a boot does" },
 #endif
-	{ "copyup", cmd_copyup, "copyup [--reset] (--id ID|--image DEV) ROOT RW",
+	{ "copyup", cmd_copyup, "copyup [--reset] [--upgrade keep|reset] (--id ID|--image PATH) ROOT RW",
 	  "run the copy-up step (first copy, merge, restore) on a tree; for tests and boards without an initramfs" },
 	{ "probe", cmd_probe, "probe PATH...",
 	  "identify file systems and partition tables like blkid, from their superblocks" },
 };
+
+/* The one usage text of each command, for help and for the commands' own
+ * usage errors. */
+static const struct command *find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int cli_usage(const char *name, const char *bad)
+{
+	const struct command *c = find(name);
+
+	if (bad)
+		fprintf(stderr, "unionroot %s: unknown option \"%s\"; ", name, bad);
+	fprintf(stderr, "usage: unionroot %s\n", c ? c->usage : name);
+	return 2;
+}
 
 static int usage(FILE *out)
 {
@@ -51,6 +71,7 @@ static int usage(FILE *out)
 int cli_main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
+	const struct command *cmd;
 
 	if (!name)
 		return usage(stderr);
@@ -63,16 +84,15 @@ int cli_main(int argc, char **argv)
 	}
 	if (strcmp(name, "help") == 0)
 		name = argv[2];
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
-		if (strcmp(commands[i].name, name) != 0)
-			continue;
-		if (strcmp(argv[1], "help") == 0 ||
-		    (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))) {
-			printf("usage: unionroot %s\n  %s\n", commands[i].usage, commands[i].help);
-			return 0;
-		}
-		return commands[i].fn(argc - 1, argv + 1);
+	cmd = find(name);
+	if (!cmd) {
+		fprintf(stderr, "unionroot: unknown command \"%s\"; try 'unionroot --help'\n", name);
+		return 2;
 	}
-	fprintf(stderr, "unionroot: unknown command \"%s\"; try 'unionroot --help'\n", name);
-	return 2;
+	if (strcmp(argv[1], "help") == 0 ||
+	    (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))) {
+		printf("usage: unionroot %s\n  %s\n", cmd->usage, cmd->help);
+		return 0;
+	}
+	return cmd->fn(argc - 1, argv + 1);
 }

@@ -8,6 +8,9 @@
 #define RUNTIME_RW RUNTIME_DIR "/rw"
 
 int cli_main(int argc, char **argv);
+/* A command's usage error: its usage line from the table on stderr, after
+ * the option it did not know (bad, or NULL). Returns the exit status, 2. */
+int cli_usage(const char *name, const char *bad);
 
 int cmd_status(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

@@ -17,11 +17,8 @@ int cmd_boot_ok(int argc, char **argv)
 	struct ur_state st;
 	int rc, ro;
 
-	(void)argv;
-	if (argc > 1) {
-		fprintf(stderr, "unionroot boot-ok: takes no options\n");
-		return 2;
-	}
+	if (argc > 1)
+		return cli_usage("boot-ok", argv[1]);
 	rc = persist_open(&p);
 	if (rc < 0) {
 		fprintf(stderr, "unionroot boot-ok: %s: %s; is there a writable branch?\n", RUNTIME_RW,

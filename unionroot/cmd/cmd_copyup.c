@@ -13,12 +13,6 @@
 #include "copyup.h"
 #include "identity.h"
 
-static int usage(void)
-{
-	fprintf(stderr, "usage: unionroot copyup [--reset] [--upgrade keep|reset] (--id ID | --image PATH) IMAGE-ROOT WRITABLE-BRANCH\n");
-	return 2;
-}
-
 int cmd_copyup(int argc, char **argv)
 {
 	const char *id = NULL, *image = NULL, *done = "nothing to do";
@@ -38,10 +32,10 @@ int cmd_copyup(int argc, char **argv)
 		else if (strcmp(argv[i], "--image") == 0 && i + 1 < argc)
 			image = argv[++i];
 		else
-			return usage();
+			return cli_usage("copyup", argv[i]);
 	}
 	if (argc - i != 2 || (!id && !image))
-		return usage();
+		return cli_usage("copyup", NULL);
 	if (!id) {
 		rc = identity_path(image, idbuf, sizeof(idbuf));
 		if (rc < 0) {

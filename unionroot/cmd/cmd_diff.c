@@ -67,9 +67,7 @@ static int parse(int argc, char **argv, struct args *a, struct counts *c)
 		} else if (argv[i][0] != '-' && !a->branch) {
 			a->branch = argv[i];
 		} else {
-			fprintf(stderr, "unionroot diff: unknown option \"%s\"; usage: unionroot diff [--stat] [--upper DIR] [--lower DIR]... | [--stat] [RW]\n",
-				argv[i]);
-			return 2;
+			return cli_usage("diff", argv[i]);
 		}
 	}
 	if (a->branch && (a->upper || a->nl)) {

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "blkdev.h"
@@ -228,17 +227,12 @@ static void print_spec(const char *role, const char *text, const struct config *
  * the boot loads either. */
 static void kernel_facts(struct plan_facts *f)
 {
-	static const char *const names[] = { "overlay.ko", "overlay.ko.xz", "overlay.ko.zst" };
-	static char fs[4096];
-	struct utsname u;
 	char path[256];
 	struct stat st;
 
-	f->have_overlay = sys_read_file("/proc/filesystems", fs, sizeof(fs)) >= 0 &&
-			  strstr(fs, "\toverlay\n") != NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(names) && uname(&u) == 0; i++)
-		if (strfmt(path, sizeof(path), "/lib/modules/%s/kernel/fs/overlayfs/%s", u.release,
-			   names[i]) == 0 && stat(path, &st) == 0)
+	f->have_overlay = overlay_in_kernel();
+	for (unsigned i = 0; overlay_module_path(i, path, sizeof(path)) >= 0; i++)
+		if (stat(path, &st) == 0)
 			f->image_overlay = 1;
 }
 
@@ -384,6 +378,11 @@ int cmd_plan(int argc, char **argv)
 		printf("%-16s forever (rootwait)\n", "device wait");
 	else
 		printf("%-16s %d s\n", "device wait", config_wait(&c));
-	printf("%-16s %s\n", "init", c.init[0] ? c.init : "/sbin/init, /etc/init, /bin/init, /bin/sh");
+	{
+		char inits[64];
+
+		IGNORE(config_inits_text(inits, sizeof(inits))); /* fits */
+		printf("%-16s %s\n", "init", c.init[0] ? c.init : inits);
+	}
 	return print_plan(&c);
 }

@@ -115,8 +115,7 @@ int cmd_probe(int argc, char **argv)
 	int ret = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: unionroot probe PATH...\n");
-		return 1;
+		return cli_usage("probe", NULL);
 	}
 	for (int i = 1; i < argc; i++) {
 		int rc = probe_one(argv[i]);

@@ -57,9 +57,7 @@ int cmd_reset(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "unionroot reset: unknown option \"%s\"; usage: unionroot reset [--keep PATH]... [--reboot] [--yes]\n",
-				argv[i]);
-			return 2;
+			return cli_usage("reset", argv[i]);
 		}
 	}
 	rc = persist_open(&p);

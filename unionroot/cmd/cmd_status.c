@@ -15,6 +15,7 @@
 #include "branch.h"
 #include "cli.h"
 #include "persist.h"
+#include "reserve.h"
 #include "reset.h"
 #include "sbuf.h"
 #include "state.h"
@@ -128,7 +129,7 @@ static void live(struct out *o, unsigned warnfull, int persistent)
 	if (statvfs(RUNTIME_RW, &vfs) == 0 && vfs.f_blocks) {
 		unsigned long long total = (unsigned long long)vfs.f_blocks * vfs.f_frsize;
 		unsigned long long avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
-		unsigned used_pct = (unsigned)(100 - (100ull * vfs.f_bfree / vfs.f_blocks));
+		unsigned used_pct = (unsigned)statvfs_used_percent(&vfs); /* f_blocks > 0 */
 
 		if (strfmt(val, sizeof(val), "%u", used_pct) == 0)
 			field(o, "upper_used_percent", val);
@@ -192,9 +193,7 @@ int cmd_status(int argc, char **argv)
 		if (strcmp(argv[i], "--json") == 0) {
 			o.json = 1;
 		} else {
-			fprintf(stderr, "unionroot status: unknown option \"%s\"; usage: unionroot status [--json]\n",
-				argv[i]);
-			return 2;
+			return cli_usage("status", argv[i]);
 		}
 	}
 	n = sys_read_file(RUNTIME_DIR "/status", text, sizeof(text));

@@ -31,10 +31,8 @@ int cmd_test_reset(int argc, char **argv)
 	const char *what = "";
 	int rw, rc;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: unionroot test-reset DIR [STEP|-] [keeplist|factory] [LOWER]\n");
-		return 2;
-	}
+	if (argc < 2)
+		return cli_usage("test-reset", NULL);
 	if (argc > 2 && strcmp(argv[2], "-") != 0 && crashpoint_arm(argv[2], 0) < 0) {
 		fprintf(stderr, "unionroot test-reset: unknown step \"%s\" (%s)\n", argv[2], RESET_STEPS);
 		return 2;
@@ -73,10 +71,8 @@ int cmd_test_reserve(int argc, char **argv)
 	struct statvfs vfs;
 	int state, make, rc;
 
-	if (argc != 3 || (strcmp(argv[2], "make") != 0 && strcmp(argv[2], "release") != 0)) {
-		fprintf(stderr, "usage: unionroot test-reserve DIR make|release\n");
-		return 2;
-	}
+	if (argc != 3 || (strcmp(argv[2], "make") != 0 && strcmp(argv[2], "release") != 0))
+		return cli_usage("test-reserve", NULL);
 	make = strcmp(argv[2], "make") == 0;
 	state = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (state >= 0) {

@@ -102,6 +102,18 @@ void config_defaults(struct config *c)
 	IGNORE(strcopy(c->image, sizeof(c->image), "/live/filesystem.squashfs"));
 }
 
+const char *const config_inits[CFG_INITS] = { "/sbin/init", "/etc/init", "/bin/init", "/bin/sh" };
+
+int config_inits_text(char *buf, size_t cap)
+{
+	struct sbuf sb;
+
+	sbuf_init(&sb, buf, cap);
+	for (size_t i = 0; i < CFG_INITS; i++)
+		sbuf_addf(&sb, "%s%s", i ? ", " : "", config_inits[i]);
+	return sbuf_done(&sb);
+}
+
 const char *config_mode_name(int mode)
 {
 	return mode >= 0 && (size_t)mode < ARRAY_SIZE(mode_names) ? mode_names[mode] : "?";

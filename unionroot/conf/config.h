@@ -89,6 +89,12 @@ int config_wait(const struct config *c);
 /* A size "N[KMGT]" (binary units, either case) in bytes: 0, -EINVAL or
  * -ERANGE. */
 int config_bytes(const char *v, uint64_t *out) WUR;
+/* The real init's candidates when init= / union.init names none or one
+ * that is not there, in the order they are tried. */
+#define CFG_INITS 4
+extern const char *const config_inits[CFG_INITS];
+/* The same as text for messages: "/sbin/init, /etc/init, ...". */
+int config_inits_text(char *buf, size_t cap) WUR;
 /* Names for enum values, for plan/status output. */
 const char *config_mode_name(int mode);
 const char *config_onfail_name(int onfail);

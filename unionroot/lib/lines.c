@@ -29,6 +29,23 @@ int line_copy_strict(const struct line *l, char *buf, size_t cap)
 	return 0;
 }
 
+int lines_strict(const char *text, const char *magic, char *buf, size_t cap,
+		 int (*fn)(const char *line, void *ctx), void *ctx)
+{
+	struct line l;
+	int first = 1;
+
+	while (line_next(&text, &l)) {
+		/* every line ends: a cut file is damaged */
+		if (line_copy_strict(&l, buf, cap) < 0)
+			return -EINVAL;
+		if (first ? strcmp(buf, magic) != 0 : fn(buf, ctx) < 0)
+			return -EINVAL;
+		first = 0;
+	}
+	return first ? -EINVAL : 0;
+}
+
 int proc_kb(const char *text, const char *key, uint64_t *bytes)
 {
 	size_t klen = strlen(key);

@@ -20,6 +20,11 @@ int line_next(const char **p, struct line *l);
 /* Copies a terminated line into buf (cap bytes) as a string. 0, or -EINVAL
  * for an unterminated or too long line: state files are all or nothing. */
 int line_copy_strict(const struct line *l, char *buf, size_t cap) WUR;
+/* A strict control file: the line magic first, then fn for every other line
+ * (in buf, cap bytes). 0, or -EINVAL for no magic, a cut or too long line,
+ * or a line fn refuses (< 0): such a file is all or nothing. */
+int lines_strict(const char *text, const char *magic, char *buf, size_t cap,
+		 int (*fn)(const char *line, void *ctx), void *ctx) WUR;
 /* The "KEY:  N kB" field of /proc/meminfo or /proc/PID/status text, in
  * bytes: 0, or -ENOENT when the key is absent or has no number. */
 int proc_kb(const char *text, const char *key, uint64_t *bytes) WUR;

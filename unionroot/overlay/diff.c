@@ -10,10 +10,10 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "copyup_tables.h"
+#include "overlay.h"
 #include "sys.h"
 
 struct walk {
@@ -24,18 +24,6 @@ struct walk {
 	struct nametab names; /* the sorted names of the directories on the path */
 	char path[4096];
 };
-
-static int is_whiteout(const struct stat *st)
-{
-	return S_ISCHR(st->st_mode) && st->st_rdev == 0;
-}
-
-static int is_opaque(int dir)
-{
-	char v[4];
-
-	return fgetxattr(dir, "trusted.overlay.opaque", v, sizeof(v)) == 1 && v[0] == 'y';
-}
 
 static int same_bytes(int ud, int ld, const char *name)
 {
@@ -132,12 +120,12 @@ static int one(struct walk *w, int ud, const int *lds, unsigned nl, const char *
 	}
 	for (unsigned i = 0; i < nl && lower < 0; i++) {
 		if (lds[i] >= 0 && fstatat(lds[i], name, &l, AT_SYMLINK_NOFOLLOW) == 0) {
-			if (is_whiteout(&l))
+			if (overlay_is_whiteout(&l))
 				break; /* deleted in a layer below: absent */
 			lower = (int)i;
 		}
 	}
-	if (is_whiteout(&u)) {
+	if (overlay_is_whiteout(&u)) {
 		if (lower >= 0)
 			rc = emit(w, 'D');
 		goto out;
@@ -152,7 +140,7 @@ static int one(struct walk *w, int ud, const int *lds, unsigned nl, const char *
 			note(w, -errno);
 			goto out;
 		}
-		opaque = is_opaque(sub);
+		opaque = overlay_is_opaque(sub);
 		if (lower < 0)
 			rc = emit(w, 'A');
 		else if (opaque || !S_ISDIR(l.st_mode))

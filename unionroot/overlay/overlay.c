@@ -22,8 +22,11 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <sys/xattr.h>
 
 #include "sbuf.h"
+#include "sys.h"
 
 static const char *const fixed_options[] = {
 	"index=off", "redirect_dir=nofollow", "metacopy=off", "xino=off", "nfs_export=off",
@@ -58,4 +61,40 @@ int overlay_options(char *buf, size_t cap, const char *const *lowers, unsigned n
 	for (size_t i = 0; i < ARRAY_SIZE(fixed_options); i++)
 		sbuf_addf(&sb, ",%s", fixed_options[i]);
 	return sbuf_done(&sb);
+}
+
+int overlay_is_whiteout(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && st->st_rdev == 0;
+}
+
+int overlay_is_opaque(int dir)
+{
+	char v[4];
+
+	return fgetxattr(dir, OVERLAY_OPAQUE, v, sizeof(v)) == 1 && v[0] == 'y';
+}
+
+int overlay_in_kernel(void)
+{
+	static char fs[4096];
+
+	/* a cut read still holds the start of the list */
+	if (sys_read_file("/proc/filesystems", fs, sizeof(fs)) < 0 && !fs[0])
+		return 0;
+	return strstr(fs, "\toverlay\n") != NULL;
+}
+
+int overlay_module_path(unsigned i, char *buf, size_t cap)
+{
+	static const char *const names[] = { "overlay.ko", "overlay.ko.xz", "overlay.ko.zst" };
+	struct utsname u;
+	int rc;
+
+	if (i >= ARRAY_SIZE(names))
+		return -ENOENT;
+	if (uname(&u) < 0)
+		return -errno;
+	rc = strfmt(buf, cap, "/lib/modules/%s/kernel/fs/overlayfs/%s", u.release, names[i]);
+	return rc < 0 ? rc : i > 0;
 }
