@@ -21,35 +21,6 @@ story() { case " $STORIES " in *" $1 "*) need_qemu "qemu-powercut-$1" ;; *) retu
 POWERCUT_SERIES=${POWERCUT_SERIES:-f2fs ubifs} POWERCUT_CUTS=$CUTS \
 	POWERCUT_FILES=${POWERCUT_FILES:-500} bash "$HERE/powercut.sh"
 
-# uptime_at LOG PATTERN: the guest's uptime on the first console line matching PATTERN
-uptime_at() { sed -n "s/^\[ *\([0-9.]*\)\] .*$2.*/\1/p" "$1" | head -1; }
-# cut_at LOG PATTERN SECONDS [run options]: a boot whose QEMU is killed a
-# random 0 to SECONDS after its console shows PATTERN, however slow the host
-# is that minute; the delay chosen is left in $delay
-cut_at() {
-	local log=$1 pat=$2 max=$3 run t q
-	shift 3
-	: >"$log"
-	"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --cmd 'sleep 60' --timeout "${BOOT_TIMEOUT:-120}" \
-		--log "$log" "$@" >/dev/null 2>&1 &
-	run=$!
-	for _ in $(seq 2400); do
-		grep -aq -- "$pat" "$log" 2>/dev/null && break
-		kill -0 "$run" 2>/dev/null || break
-		sleep 0.05
-	done
-	delay=$(awk -v r="$RANDOM" -v m="$max" 'BEGIN { srand(r); printf "%.2f", m * rand() }')
-	sleep "$delay"
-	# run's pipeline: timeout, whose child is QEMU
-	t=$(pgrep -P "$run" -x timeout)
-	q=${t:+$(pgrep -P "$t")}
-	[ -z "$q" ] || kill -KILL "$q"
-	wait "$run"
-	return 0
-}
-# span LOG FROM TO: seconds of guest uptime between two console lines, plus a tenth
-span() { awk -v a="$(uptime_at "$1" "$2")" -v b="$(uptime_at "$1" "$3")" 'BEGIN { printf "%.2f", (b - a) * 1.1 + 0.05 }'; }
-
 # --- a cut right after `unionroot reset` returned ----------------------------
 # sysrq b: the kernel stops the machine at once, nothing synced or unmounted
 BOARD=qemu-x86_64

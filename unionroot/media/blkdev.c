@@ -82,11 +82,28 @@ static int link_base(const char *dir, const char *leaf, char *out, size_t cap)
 	return strcopy(out, cap, strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 }
 
+/* The device below a device-mapper device: its one entry in slaves/. */
+struct below {
+	char name[32];
+	unsigned n;
+};
+
+static int count_below(const char *name, unsigned char type, void *ctx)
+{
+	struct below *b = ctx;
+
+	(void)type;
+	if (b->n++ == 0)
+		IGNORE(strcopy(b->name, sizeof(b->name), name)); /* a longer name matches no device */
+	return 0;
+}
+
 int blkdev_driver(const char *name, char *out, size_t cap)
 {
 	char link[256], sub[32];
+	struct below below = { "", 0 };
 	char *dev, *cut;
-	int rc = class_link(name, link, sizeof(link));
+	int rc = class_link(name, link, sizeof(link)), dir;
 
 	if (rc < 0)
 		return rc;
@@ -99,7 +116,21 @@ int blkdev_driver(const char *name, char *out, size_t cap)
 		if (link_base(dev, "driver/module", out, cap) == 0)
 			return 0;
 	}
-	return -ENOENT;
+	/* a device-mapper device (a verified layer) needed what the one
+	 * device below it needed; with a hash tree on a device of its own
+	 * there are two, and which is the data is not in sysfs. dm-verity
+	 * over dm-verity is not made, so one level. */
+	if (strncmp(name, "dm-", 3) != 0 ||
+	    strfmt(link, sizeof(link), "/sys/class/block/%s/slaves", name) < 0)
+		return -ENOENT;
+	dir = open(link, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -ENOENT;
+	rc = sys_dir_each(dir, count_below, &below);
+	close(dir);
+	if (rc < 0 || below.n != 1 || strncmp(below.name, "dm-", 3) == 0)
+		return -ENOENT;
+	return blkdev_driver(below.name, out, cap);
 }
 
 /* The whole disk a partition belongs to: the parent directory in sysfs. */

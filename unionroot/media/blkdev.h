@@ -47,8 +47,9 @@ const struct blkdev *blkdev_find(const struct blkdev_table *t, const struct spec
 /* The module a disk (or partition) name needed: the first device up its
  * sysfs parents bound to a driver that is a module, past the command-set
  * layers every disk of a kind has (SCSI's sd/sr, MMC's mmc_block), so an
- * AHCI DVD gives "ahci", a USB stick "usb_storage". 0, or -ENOENT when no
- * such driver is bound (built in, or a virtual device). */
+ * AHCI DVD gives "ahci", a USB stick "usb_storage"; a device-mapper
+ * device (dm-verity) over one device gives that device's. 0, or -ENOENT
+ * when no such driver is bound (built in, or a virtual device). */
 int blkdev_driver(const char *name, char *out, size_t cap) WUR;
 
 #endif
