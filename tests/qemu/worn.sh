@@ -12,8 +12,9 @@
 # ext4 and f2fs on a disk (union.upper=/dev/vdc), ubifs on a UBI volume of
 # the block2mtd flash. block2mtd writes into the page cache and never sees
 # its disk fail, so there the flash fails the way UBI meets a failing NAND:
-# UBI's own fault injection (debugfs tst_emulate_power_cut) fails the next
-# header write and every write after it, and UBI turns read-only.
+# UBI's own fault injection (debugfs tst_emulate_power_cut, a count of 1)
+# fails the second eraseblock header written from then on, and UBI turns
+# read-only: every later write fails.
 # WORN_FS picks the stories (default: ext4 f2fs ubifs).
 BOARD=qemu-x86_64-flash
 # shellcheck source=tests/lib.sh

@@ -5,23 +5,23 @@
 # backends (an overlay branch and a copy-up branch, each its own disk,
 # cache=none), picked at random. SOAK_FS=ext4 (default) or f2fs gives each
 # backend a disk of that file system; SOAK_FS=ubifs boots the flash board
-# with each backend's branch a UBI volume on its own block2mtd flash. Each boot first checks what it finds, then
-# does one random operation: write a generation of files (synced, then a
-# "done" mark), or ask for a reset. About one boot in three is cut (QEMU
-# killed) at a random instant. The model each clean boot is held to: every
+# with each backend's branch a UBI volume on its own block2mtd flash. Each
+# boot first checks what it finds, then does one random operation: write a
+# generation of files (synced, then a "done" mark), or ask for a reset.
+# About one boot in three is cut (QEMU killed) at a random instant. The model each clean boot is held to: every
 # generation marked done before is there and whole, nothing half-written is
 # marked done, a requested reset gives the factory tree, a reset whose
 # request a cut may have lost gives the old tree or the factory tree, never a
 # mix. Every anomaly is one line with its logs kept in $BUILD/soak/; the
 # last line gives boots, cuts, anomalies and the run time.
 # SOAK_SEED=N repeats a run; SOAK_CUT=PERCENT (default 35) sets how often.
-# shellcheck source=tests/lib.sh
 FS=${SOAK_FS:-ext4}
 case $FS in
 ext4 | f2fs) ;;
 ubifs) BOARD=qemu-x86_64-flash ;;
 *) echo "soak: SOAK_FS=$FS: not one of ext4 f2fs ubifs" >&2; exit 2 ;;
 esac
+# shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu soak || exit 0
 [ "$FS" != f2fs ] || need_tools soak mkfs.f2fs || exit 0
