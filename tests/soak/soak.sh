@@ -2,20 +2,29 @@
 # SPDX-License-Identifier: MIT
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # make soak: SOAK_BOOTS boots (default 200) of the PC board, on both
-# backends (an overlay branch and a copy-up branch, each its own ext4 disk,
-# cache=none), picked at random. Each boot first checks what it finds, then
-# does one random operation: write a generation of files (synced, then a
-# "done" mark), or ask for a reset. About one boot in three is cut (QEMU
-# killed) at a random instant. The model each clean boot is held to: every
+# backends (an overlay branch and a copy-up branch, each its own disk,
+# cache=none), picked at random. SOAK_FS=ext4 (default) or f2fs gives each
+# backend a disk of that file system; SOAK_FS=ubifs boots the flash board
+# with each backend's branch a UBI volume on its own block2mtd flash. Each
+# boot first checks what it finds, then does one random operation: write a
+# generation of files (synced, then a "done" mark), or ask for a reset.
+# About one boot in three is cut (QEMU killed) at a random instant. The model each clean boot is held to: every
 # generation marked done before is there and whole, nothing half-written is
 # marked done, a requested reset gives the factory tree, a reset whose
 # request a cut may have lost gives the old tree or the factory tree, never a
 # mix. Every anomaly is one line with its logs kept in $BUILD/soak/; the
 # last line gives boots, cuts, anomalies and the run time.
 # SOAK_SEED=N repeats a run; SOAK_CUT=PERCENT (default 35) sets how often.
+FS=${SOAK_FS:-ext4}
+case $FS in
+ext4 | f2fs) ;;
+ubifs) BOARD=qemu-x86_64-flash ;;
+*) echo "soak: SOAK_FS=$FS: not one of ext4 f2fs ubifs" >&2; exit 2 ;;
+esac
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu soak || exit 0
+[ "$FS" != f2fs ] || need_tools soak mkfs.f2fs || exit 0
 scratch soak
 BOOTS=${SOAK_BOOTS:-200}
 SEED=${SOAK_SEED:-$$}
@@ -24,7 +33,7 @@ FILES=${SOAK_FILES:-100}
 RANDOM=$SEED
 KEEP=$BUILD/soak
 rm -rf "$KEEP" && mkdir -p "$KEEP"
-echo "soak: $BOOTS boots, seed $SEED, $CUT% cut, $FILES files a generation" >&2
+echo "soak: $BOOTS boots on $FS, seed $SEED, $CUT% cut, $FILES files a generation" >&2
 
 # What a boot reports before its operation: each generation marked done
 # (DONE=K, or BAD=K when one of its files is not whole), whether the
@@ -52,12 +61,20 @@ OP_RESET='/run/unionroot/bin/unionroot reset --yes >/dev/null && echo MARK-op-do
 # per backend, the model: generations done, reset (no, yes, maybe), the
 # image's deleted file there (yes, no), generations a cut may have left
 declare -A want reset factory extra appends
+UBI=
 for b in overlay copyup; do
-	new_data "$T/$b.img"
+	case $FS in
+	ext4) new_data "$T/$b.img" ;;
+	f2fs) rm -f "$T/$b.img" && truncate -s 128M "$T/$b.img" && mkfs.f2fs -q -l data "$T/$b.img" >/dev/null ;;
+	ubifs) # erased flash: the first boot makes the UBI volume
+		head -c 16M /dev/zero | tr '\0' '\377' >"$T/$b.img"
+		UBI='union.ubi=mtd:rootfs_data union.upper=ubi:rootfs_data '
+		;;
+	esac
 	want[$b]=" " reset[$b]=no factory[$b]=yes extra[$b]=" "
 done
-appends[overlay]=
-appends[copyup]=union.mode=copyup
+appends[overlay]=$UBI
+appends[copyup]="${UBI}union.mode=copyup"
 boots=0 cuts=0 anomalies=0 gen=0 window=12
 t_start=$(date +%s)
 
@@ -134,7 +151,7 @@ while [ $boots -lt "$BOOTS" ]; do
 	echo "soak: boot $boots: $b $op, clean; generations kept:${want[$b]}" >&2
 done
 secs=$(($(date +%s) - t_start))
-msg="$boots boots ($cuts cut) on overlay and copy-up in $secs s, $anomalies anomalies (seed $SEED)"
+msg="$boots boots ($cuts cut) on overlay and copy-up, $FS, in $secs s, $anomalies anomalies (seed $SEED)"
 echo "soak: $msg" >&2
 if [ "$anomalies" = 0 ]; then
 	pass "soak: $msg"
