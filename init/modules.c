@@ -291,13 +291,29 @@ static void read_aliases(void)
 		m.cpu[0] = '\0';
 }
 
-void modules_for_device(const char *modalias, const char *devpath)
+/* The first carried driver, not loaded yet, that a device's modalias asks
+ * for: 1 with its name in name (cap bytes), 0 when none. */
+int modules_match(const char *modalias, char *name, size_t cap)
+{
+	if (!m.ready || strncmp(modalias, "cpu:", 4) == 0)
+		return 0; /* CPU features are no device: their modules load as softdeps */
+	for (int i = -1; (i = modalias_next(&m.ma, modalias, (unsigned)(i + 1))) >= 0;) {
+		const char *mod = m.ma.e[i].module;
+		int idx = moddep_find(&m.md, mod, strlen(mod));
+
+		if (idx >= 0 && !m.loaded[idx])
+			return strcopy(name, cap, mod) < 0 ? 0 : 1;
+	}
+	return 0;
+}
+
+unsigned modules_for_device(const char *modalias, const char *devpath)
 {
 	unsigned loaded = 0, failed = 0;
 	char path[320];
 
 	if (!m.ready || strncmp(modalias, "cpu:", 4) == 0)
-		return; /* CPU features are no device: their modules load as softdeps */
+		return 0; /* CPU features are no device: their modules load as softdeps */
 	for (int i = -1; (i = modalias_next(&m.ma, modalias, (unsigned)(i + 1))) >= 0;) {
 		const char *name = m.ma.e[i].module;
 		int idx = moddep_find(&m.md, name, strlen(name));
@@ -318,6 +334,7 @@ void modules_for_device(const char *modalias, const char *devpath)
 	}
 	m.hw_loaded += loaded;
 	m.hw_failed += failed;
+	return loaded + failed;
 }
 
 void modules_load(struct boot *b)
@@ -354,9 +371,14 @@ void modules_load(struct boot *b)
 		log_err("more than %d module parameters on the command line; %u are not passed on",
 			MODPARAMS_MAX, m.params_dropped);
 
-	/* the controllers first: their buses enumerate while the list loads */
+	/* the devices present wait their turn (coldplug_next); the plan says
+	 * whether all load now or only until the media are found. The
+	 * controllers first: their buses enumerate while the list loads */
 	rc = hotplug_socket();
 	modules_coldplug();
+	if (b->plan.drivers == DRIVERS_ALL)
+		while (modules_coldplug_next())
+			;
 	cmdline_strip_comments(m.list);
 	load_list(NEED_BOOT, &loaded, &failed, &builtin, &deferred);
 	if (rc >= 0)
