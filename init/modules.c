@@ -291,20 +291,28 @@ static void read_aliases(void)
 		m.cpu[0] = '\0';
 }
 
-/* The first carried driver, not loaded yet, that a device's modalias asks
- * for: 1 with its name in name (cap bytes), 0 when none. */
-int modules_match(const char *modalias, char *name, size_t cap)
+/* The next alias from index `from` on that matches modalias and names a
+ * carried module not loaded yet: its index, or -1. CPU features are no
+ * device: their modules load as softdeps. */
+static int next_match(const char *modalias, int from)
 {
 	if (!m.ready || strncmp(modalias, "cpu:", 4) == 0)
-		return 0; /* CPU features are no device: their modules load as softdeps */
-	for (int i = -1; (i = modalias_next(&m.ma, modalias, (unsigned)(i + 1))) >= 0;) {
-		const char *mod = m.ma.e[i].module;
-		int idx = moddep_find(&m.md, mod, strlen(mod));
+		return -1;
+	for (int i = from - 1; (i = modalias_next(&m.ma, modalias, (unsigned)(i + 1))) >= 0;) {
+		const char *name = m.ma.e[i].module;
+		int idx = moddep_find(&m.md, name, strlen(name));
 
 		if (idx >= 0 && !m.loaded[idx])
-			return strcopy(name, cap, mod) < 0 ? 0 : 1;
+			return i;
 	}
-	return 0;
+	return -1;
+}
+
+int modules_match(const char *modalias, char *name, size_t cap)
+{
+	int i = next_match(modalias, 0);
+
+	return i >= 0 && strcopy(name, cap, m.ma.e[i].module) == 0;
 }
 
 unsigned modules_for_device(const char *modalias, const char *devpath)
@@ -312,15 +320,10 @@ unsigned modules_for_device(const char *modalias, const char *devpath)
 	unsigned loaded = 0, failed = 0;
 	char path[320];
 
-	if (!m.ready || strncmp(modalias, "cpu:", 4) == 0)
-		return 0; /* CPU features are no device: their modules load as softdeps */
-	for (int i = -1; (i = modalias_next(&m.ma, modalias, (unsigned)(i + 1))) >= 0;) {
+	for (int i = -1; (i = next_match(modalias, i + 1)) >= 0;) {
 		const char *name = m.ma.e[i].module;
-		int idx = moddep_find(&m.md, name, strlen(name));
 		unsigned count = 0;
 
-		if (idx < 0 || m.loaded[idx])
-			continue;
 		log_debug("module %s for %s: its alias %s matches %s", name, devpath,
 			  m.ma.e[i].pattern, modalias);
 		if (moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX) < 0)
