@@ -86,11 +86,20 @@ void modules_by_name(const char *names);
 /* Loads the board's listed modules kept for this need (moddep_need), once. */
 void modules_for_need(enum mod_need need);
 /* Loads the carried drivers whose modules.alias patterns match a device's
- * modalias (devpath names the device in the debug log). */
-void modules_for_device(const char *modalias, const char *devpath);
-/* init/coldplug.c: modules_for_device() for every device already in
- * /sys/devices that no driver has bound. */
+ * modalias (devpath names the device in the debug log): how many it tried. */
+unsigned modules_for_device(const char *modalias, const char *devpath);
+/* The first carried driver not loaded yet that modalias asks for: 1 with
+ * its name (cap bytes), 0 none. */
+int modules_match(const char *modalias, char *name, size_t cap);
+/* init/coldplug.c: queues every device already in /sys/devices that no
+ * driver has bound and a carried driver matches. */
 void modules_coldplug(void);
+/* The driver of the next queued device: 1 when one was tried, 0 none left. */
+int modules_coldplug_next(void);
+/* The media are found: what is still queued is left to the real init
+ * (logged); modules_left() names those drivers, "" none. */
+void modules_leave(void);
+const char *modules_left(void);
 /* The kernel's uevent socket, bound on the first call (before the coldplug
  * walk): the fd, or -errno. */
 int hotplug_socket(void);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Drivers for devices: the modalias of each device already in /sys/devices
  * that no driver has bound (coldplug: modalias files, not uevent files, one
- * small read a device), then the MODALIAS= of each uevent, on one socket
- * bound before the walk so that no device falls between the two. */
+ * small read a device), queued and loaded in turn; then the MODALIAS= of
+ * each uevent at once, on one socket bound before the walk so that no
+ * device falls between the two. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +13,9 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "log.h"
 #include "modalias.h"
+#include "sbuf.h"
 #include "sys.h"
 
 #define DEPTH_MAX 24
@@ -20,7 +23,17 @@
  * buffer overflows under emulation (ENOBUFS: events lost, walk again) */
 #define RCVBUF (4 << 20)
 
+#define WAITING_MAX 64
+
 static int sock = -1;
+
+/* The devices present at the start whose driver has not loaded yet, in
+ * walk order (DEVPATH form); what is still there when the media are found
+ * is left to the real init. */
+static struct {
+	char path[WAITING_MAX][256];
+	unsigned n, next, dropped;
+} waiting;
 
 struct walk {
 	char path[512]; /* "/sys/devices/..." of dir */
@@ -37,8 +50,11 @@ static int enter(const char *name, unsigned char type, void *ctx)
 	size_t len = w->len, n = strlen(name);
 	int parent = w->dir, fd;
 
-	/* links (driver, subsystem, device) lead back up: only directories */
-	if (type != DT_DIR || w->depth >= DEPTH_MAX || len + 1 + n >= sizeof(w->path))
+	/* links (driver, subsystem, device) lead back up: only directories;
+	 * virtual and system devices (ttys, memory blocks, CPUs) sit on no
+	 * bus a driver is chosen for, and are most of the tree */
+	if (type != DT_DIR || w->depth >= DEPTH_MAX || len + 1 + n >= sizeof(w->path) ||
+	    (w->depth == 0 && (strcmp(name, "virtual") == 0 || strcmp(name, "system") == 0)))
 		return 0;
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -57,30 +73,123 @@ static int enter(const char *name, unsigned char type, void *ctx)
 	return 0;
 }
 
-static void visit(struct walk *w)
+/* The modalias of the device at path (beneath dir), newline cut, when no
+ * driver has bound it yet: its length, or 0. */
+static size_t unbound_alias(int dir, const char *path, char *alias, size_t cap)
 {
-	char alias[512];
+	char sub[320];
 	ssize_t n;
 
-	if (faccessat(w->dir, "driver", F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
-		n = sys_read_fileat(w->dir, "modalias", alias, sizeof(alias));
-		if (n > 1) {
-			alias[n - (alias[n - 1] == '\n')] = '\0';
-			modules_for_device(alias, w->path + 4); /* DEVPATH form */
-		}
+	if (strfmt(sub, sizeof(sub), "%s/driver", path) < 0 ||
+	    faccessat(dir, sub, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    strfmt(sub, sizeof(sub), "%s/modalias", path) < 0)
+		return 0;
+	n = sys_read_fileat(dir, sub, alias, cap);
+	if (n <= 1)
+		return 0; /* none, or gone meanwhile */
+	alias[n - (alias[n - 1] == '\n')] = '\0';
+	return (size_t)n;
+}
+
+static void queue(const char *devpath)
+{
+	for (unsigned i = 0; i < waiting.n; i++)
+		if (strcmp(waiting.path[i], devpath) == 0)
+			return;
+	if (waiting.n == WAITING_MAX ||
+	    strcopy(waiting.path[waiting.n], sizeof(waiting.path[0]), devpath) < 0) {
+		waiting.dropped++;
+		return;
 	}
+	waiting.n++;
+}
+
+static void visit(struct walk *w)
+{
+	char alias[512], name[64];
+
+	if (unbound_alias(w->dir, ".", alias, sizeof(alias)) &&
+	    modules_match(alias, name, sizeof(name)))
+		queue(w->path + 4); /* DEVPATH form */
 	IGNORE(sys_dir_each(w->dir, enter, w)); /* a vanished directory ends its walk */
 }
 
 void modules_coldplug(void)
 {
 	struct walk w = { .path = "/sys/devices", .len = 12 };
+	uint64_t t = sys_now_ms();
 
 	w.dir = open(w.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (w.dir < 0)
 		return; /* no sysfs: early setup said so already */
 	visit(&w);
 	close(w.dir);
+	if (waiting.dropped)
+		log_err("more than %d devices ask for a driver; %u are left to the real init",
+			WAITING_MAX, waiting.dropped);
+	waiting.dropped = 0;
+	log_debug("coldplug: %u device(s) ask for a driver (%llu ms)", waiting.n - waiting.next,
+		  (unsigned long long)(sys_now_ms() - t));
+}
+
+/* The modalias of waiting device i, when it still has no driver. */
+static size_t waiting_alias(unsigned i, char *alias, size_t cap)
+{
+	char path[sizeof(waiting.path[0]) + 4];
+
+	if (strfmt(path, sizeof(path), "/sys%s", waiting.path[i]) < 0)
+		return 0;
+	return unbound_alias(AT_FDCWD, path, alias, cap);
+}
+
+int modules_coldplug_next(void)
+{
+	char alias[512];
+
+	while (waiting.next < waiting.n) {
+		unsigned i = waiting.next++;
+
+		if (waiting_alias(i, alias, sizeof(alias)) && modules_for_device(alias, waiting.path[i]))
+			return 1;
+	}
+	return 0;
+}
+
+static int has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+static char left[160];
+
+void modules_leave(void)
+{
+	char alias[512], name[64];
+	struct sbuf sb;
+
+	sbuf_init(&sb, left, sizeof(left));
+	for (unsigned i = waiting.next; i < waiting.n; i++) {
+		if (!waiting_alias(i, alias, sizeof(alias)) || !modules_match(alias, name, sizeof(name)))
+			continue;
+		log_debug("module %s for %s: left to the real init", name, waiting.path[i]);
+		if (!has_word(left, name))
+			sbuf_addf(&sb, "%s%s", sb.len ? " " : "", name);
+	}
+	if (sbuf_done(&sb) < 0) /* a cut list still names the first */
+		left[sizeof(left) - 1] = '\0';
+	if (left[0])
+		log_info("drivers left to the real init (union.drivers=boot): %s", left);
+	waiting.next = waiting.n;
+}
+
+const char *modules_left(void)
+{
+	return left;
 }
 
 int hotplug_socket(void)

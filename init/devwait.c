@@ -424,6 +424,13 @@ void devices_wait(struct boot *b)
 		}
 		if (!pending)
 			break;
+		/* union.drivers=boot: the next present device's driver, only
+		 * while a medium is awaited (all loaded at step 3 otherwise) */
+		if (modules_coldplug_next()) {
+			if (sock >= 0)
+				hotplug_drain(sock);
+			continue;
+		}
 		if (now >= next_progress) {
 			say_waiting(w, nw, now);
 			next_progress = now + PROGRESS_MS;
@@ -431,5 +438,6 @@ void devices_wait(struct boot *b)
 		sleep_until_event(sock, w, nw, now, next_progress);
 	}
 	hotplug_close();
+	modules_leave();
 	b->t_devices = sys_now_ms();
 }

@@ -291,20 +291,39 @@ static void read_aliases(void)
 		m.cpu[0] = '\0';
 }
 
-void modules_for_device(const char *modalias, const char *devpath)
+/* The next alias from index `from` on that matches modalias and names a
+ * carried module not loaded yet: its index, or -1. CPU features are no
+ * device: their modules load as softdeps. */
+static int next_match(const char *modalias, int from)
+{
+	if (!m.ready || strncmp(modalias, "cpu:", 4) == 0)
+		return -1;
+	for (int i = from - 1; (i = modalias_next(&m.ma, modalias, (unsigned)(i + 1))) >= 0;) {
+		const char *name = m.ma.e[i].module;
+		int idx = moddep_find(&m.md, name, strlen(name));
+
+		if (idx >= 0 && !m.loaded[idx])
+			return i;
+	}
+	return -1;
+}
+
+int modules_match(const char *modalias, char *name, size_t cap)
+{
+	int i = next_match(modalias, 0);
+
+	return i >= 0 && strcopy(name, cap, m.ma.e[i].module) == 0;
+}
+
+unsigned modules_for_device(const char *modalias, const char *devpath)
 {
 	unsigned loaded = 0, failed = 0;
 	char path[320];
 
-	if (!m.ready || strncmp(modalias, "cpu:", 4) == 0)
-		return; /* CPU features are no device: their modules load as softdeps */
-	for (int i = -1; (i = modalias_next(&m.ma, modalias, (unsigned)(i + 1))) >= 0;) {
+	for (int i = -1; (i = next_match(modalias, i + 1)) >= 0;) {
 		const char *name = m.ma.e[i].module;
-		int idx = moddep_find(&m.md, name, strlen(name));
 		unsigned count = 0;
 
-		if (idx < 0 || m.loaded[idx])
-			continue;
 		log_debug("module %s for %s: its alias %s matches %s", name, devpath,
 			  m.ma.e[i].pattern, modalias);
 		if (moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX) < 0)
@@ -318,6 +337,7 @@ void modules_for_device(const char *modalias, const char *devpath)
 	}
 	m.hw_loaded += loaded;
 	m.hw_failed += failed;
+	return loaded + failed;
 }
 
 void modules_load(struct boot *b)
@@ -354,9 +374,14 @@ void modules_load(struct boot *b)
 		log_err("more than %d module parameters on the command line; %u are not passed on",
 			MODPARAMS_MAX, m.params_dropped);
 
-	/* the controllers first: their buses enumerate while the list loads */
+	/* the devices present wait their turn (coldplug_next); the plan says
+	 * whether all load now or only until the media are found. The
+	 * controllers first: their buses enumerate while the list loads */
 	rc = hotplug_socket();
 	modules_coldplug();
+	if (b->plan.drivers == DRIVERS_ALL)
+		while (modules_coldplug_next())
+			;
 	cmdline_strip_comments(m.list);
 	load_list(NEED_BOOT, &loaded, &failed, &builtin, &deferred);
 	if (rc >= 0)

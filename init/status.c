@@ -76,6 +76,7 @@ void status_write(struct boot *b)
 		sbuf_add(&sb, "upper=none\n");
 	}
 	sbuf_addf(&sb, "upper_state=%s\n", b->upper_state);
+	sbuf_addf(&sb, "drivers_left=%s\n", modules_left()[0] ? modules_left() : "none");
 	if (b->root_flags)
 		sbuf_addf(&sb, "root_flags=%s\n",
 			  b->root_flags & MS_NOSUID ? "nodev,nosuid" : "nodev");

@@ -6,7 +6,9 @@
 # EHCI, the writable branch on a second kind of hardware in the same boot.
 # Each boot loads the drivers its hardware's modaliases ask for, and no
 # other: status names the driver each medium needed, no module fails, and
-# the drivers of absent hardware stay out of /proc/modules. On a CPU
+# the drivers of absent hardware stay out of /proc/modules. The virtio boot
+# (union.drivers=boot) leaves the IDE controller's driver to the real init;
+# the others pass union.drivers=all (see board/qemu-x86_64/run). On a CPU
 # without PCLMUL the SCSI disk driver's crct10dif-pclmul softdep is left out
 # instead of failing with ENODEV.
 # shellcheck source=tests/lib.sh
@@ -46,6 +48,10 @@ hw_boot() {
 	[ "$upper" = - ] ||
 		expect "$name: the writable branch needed $upper" "$log" "^real-init: status: upper_driver=$upper$"
 	expect "$name: the drivers were chosen by modalias" "$log" "^MOD: $lower$"
+	# the run script passes union.drivers=all: the command disk's virtio
+	# is no medium's, and the test root has no udev to load its driver
+	expect "$name: union.drivers=all leaves no driver" "$log" '^real-init: status: drivers_left=none$'
+	expect "$name: the plan says all drivers load" "$log" '^PLAN: drivers +all the hardware present asks for \(union.drivers=all\)$'
 	expect "$name: unionroot plan names the driver" "$log" "^PLAN: devices .*\\) on $lower(,|$)"
 	expect_not "$name: no module failed to load" "$log" 'loading module .* failed' \
 		"$(grep -a 'loading module' "$log" | head -n1)"
@@ -64,6 +70,14 @@ if boot "$T/virtio.log" "$T/virtio-data.img" "$MODS" --append union.debug; then
 	expect_not "virtio: no NVMe, AHCI, SD or USB driver" "$T/virtio.log" \
 		'^MOD: (nvme|ahci|sdhci_pci|xhci_pci|ehci_pci|usb_storage|uas)$' \
 		"$(grep -aE '^MOD: (nvme|ahci|sdhci_pci|xhci_pci|ehci_pci|usb_storage|uas)$' "$T/virtio.log" | tr '\n' ' ')"
+	# union.drivers=boot (the default): the media are on virtio, so QEMU's
+	# IDE controller, with only an empty CD drive on it, keeps no driver
+	expect "virtio: the media's driver chain loaded" "$T/virtio.log" '^MOD: virtio_pci$'
+	expect_not "virtio: the IDE controller's driver is left to the real init" "$T/virtio.log" \
+		'^MOD: (ata_piix|libata|sr_mod)$' "$(grep -aE '^MOD: (ata_piix|libata|sr_mod)$' "$T/virtio.log" | tr '\n' ' ')"
+	expect "virtio: status names the driver left" "$T/virtio.log" '^real-init: status: drivers_left=ata_piix$'
+	expect "virtio: unionroot plan names the driver left" "$T/virtio.log" '^PLAN: drivers left +ata_piix \(this boot\)$'
+	expect "virtio: the plan says which drivers load" "$T/virtio.log" '^PLAN: drivers +until every medium is found'
 	sed -n 's/^real-init: status: pid1_ms=[0-9]* modules=\([0-9]*\) .*/virtio: t_modules=\1 ms/p' "$T/virtio.log"
 else
 	fail "virtio boot" "no clean boot (see $T/virtio.log)"

@@ -25,12 +25,16 @@ struct golden {
 	const char *expected;
 };
 
+#define DRIVERS_BOOT_LINE \
+	"drivers          until every medium is found; the rest are left to the real init (union.drivers=all loads them)\n"
+
 #define NORMAL_TAIL \
 	"failsafe         no (union.maxfails=0: boots are not counted)\n" \
 	"reset            no\n" \
 	"upgrade          no: unchanged since the last boot\n" \
 	"session          no\n" \
-	"on failure       tmpfs\n"
+	"on failure       tmpfs\n" \
+	DRIVERS_BOOT_LINE
 
 static const struct golden table[] = {
 	{ "normal", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
@@ -65,7 +69,8 @@ static const struct golden table[] = {
 	  "reset            factory: requested by 'unionroot reset'\n"
 	  "upgrade          no: unchanged since the last boot\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	{ "reset-keep", "union.reset=keep", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
@@ -74,7 +79,8 @@ static const struct golden table[] = {
 	  "reset            factory keeping the keep list: union.reset=keep\n"
 	  "upgrade          no: unchanged since the last boot\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	/* audit 7: failsafe was ignored */
 	{ "failsafe", "union.maxfails=1", PRESENT_YES, "ext4", 0, 0, 2, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
@@ -84,7 +90,8 @@ static const struct golden table[] = {
 	  "reset            no: failsafe leaves the branch untouched\n"
 	  "upgrade          not looked at in failsafe\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	{ "counting", "union.maxfails=3", PRESENT_YES, "ext4", 0, 0, 1, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
@@ -93,7 +100,8 @@ static const struct golden table[] = {
 	  "reset            no\n"
 	  "upgrade          no: unchanged since the last boot\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	/* audit 7: an upgrade was ignored */
 	{ "upgrade-reset", "union.upgrade=reset", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_B, 0, NULL,
 	  "layers           /dev/vda\n"
@@ -103,7 +111,8 @@ static const struct golden table[] = {
 	  "reset            factory: the read-only layer changed and union.upgrade=reset\n"
 	  "upgrade          read-only layer changed; union.upgrade=reset\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	{ "kiosk", "union.session=volatile", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
@@ -112,26 +121,30 @@ static const struct golden table[] = {
 	  "reset            no\n"
 	  "upgrade          no: unchanged since the last boot\n"
 	  "session          volatile (union.session=volatile): the saved branch is the top read-only layer, a tmpfs takes this boot's changes\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	{ "missing", "union.upper=LABEL=nothere@1", PRESENT_NO, "", 0, 1, 0, NULL, NULL, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         writable device LABEL=nothere@1 not found; union.onfail=tmpfs: tmpfs (volatile)\n"
 	  "backend          overlay: overlayfs is available\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	{ "failed-reboot", "union.onfail=reboot", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0,
 	  "mounting writable branch /dev/vdb (ext4) failed: Input/output error",
 	  "layers           /dev/vda\n"
 	  "writable         mounting writable branch /dev/vdb (ext4) failed: Input/output error; union.onfail=reboot\n"
 	  "backend          none, the boot stops: union.onfail=reboot\n"
 	  "session          no\n"
-	  "on failure       reboot\n" },
+	  "on failure       reboot\n"
+	  DRIVERS_BOOT_LINE },
 	{ "no-filesystem", "", PRESENT_YES, "", 0, 1, 0, NULL, NULL, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         writable branch /dev/vdb holds no known file system; union.onfail=tmpfs: tmpfs (volatile)\n"
 	  "backend          overlay: overlayfs is available\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	{ "state-unknown", "", PRESENT_YES, "ext4", 0, 1, 0, NULL, NULL, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
@@ -140,13 +153,15 @@ static const struct golden table[] = {
 	  "reset            no\n"
 	  "upgrade          unknown: the layers' identities are compared at boot\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	{ "tmpfs", "union.upper=tmpfs union.size=50% union.session=volatile", PRESENT_UNKNOWN, "", 0, 1, 0, NULL, NULL, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         tmpfs (volatile), size 50%\n"
 	  "backend          overlay: overlayfs is available\n"
 	  "session          no: union.session=volatile needs a persistent branch under overlayfs\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	{ "persist-file-kept", "union.upper=LABEL=STICK:/persistence.img", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         LABEL=STICK:/persistence.img on /dev/vdb (ext4), persistent\n"
@@ -162,13 +177,27 @@ static const struct golden table[] = {
 	  "reset            no\n"
 	  "upgrade          unknown: the layers' identities are compared at boot\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
+	/* a board or command line that wants every driver the hardware asks
+	 * for, not only those of the media */
+	{ "drivers-all", "union.drivers=all", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "failsafe         no (union.maxfails=0: boots are not counted)\n"
+	  "reset            no\n"
+	  "upgrade          no: unchanged since the last boot\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n"
+	  "drivers          all the hardware present asks for (union.drivers=all)\n" },
 	{ "read-only", "union.upper=none", PRESENT_UNKNOWN, "", 1, 1, 0, NULL, NULL, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         none (union.upper=none): a read-only root\n"
 	  "backend          read-only: no writable branch (union.upper=none)\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 };
 
 static void no_err(const char *msg, void *ctx)
@@ -238,13 +267,15 @@ static const struct golden no_copyup_table[] = {
 	  "writable         writable branch /dev/vdb needs the copy-up backend (the writable file system cannot host an overlay upper), which this build leaves out; union.onfail=tmpfs: tmpfs (volatile)\n"
 	  "backend          overlay: overlayfs is available\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	{ "no-overlayfs", "", PRESENT_YES, "ext4", 1, 0, 0, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         writable branch /dev/vdb needs the copy-up backend (no overlayfs in this kernel, the initramfs or the image), which this build leaves out; union.onfail=tmpfs: tmpfs (volatile)\n"
 	  "backend          read-only: copy-up is needed, and this build has no copy-up backend (COPYUP=0)\n"
 	  "session          no\n"
-	  "on failure       tmpfs\n" },
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
 	{ "normal", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"

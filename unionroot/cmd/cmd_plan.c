@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "config.h"
 #include "identity.h"
+#include "lines.h"
 #include "media.h"
 #include "mtd.h"
 #include "overlay.h"
@@ -76,6 +77,21 @@ static void print_devices(void)
 		print_dev(&devs.d[idx[i]]);
 	}
 	printf("%s\n", n ? "" : " none present now");
+}
+
+/* The drivers this boot left to the real init (union.drivers=boot), from
+ * its status record: hardware present that no medium was found on. */
+static void print_left(void)
+{
+	static char text[8192];
+	const char *p = text;
+	struct line l;
+
+	if (sys_read_file(RUNTIME_DIR "/status", text, sizeof(text)) < 0)
+		return; /* not booted by unionroot */
+	while (line_next(&p, &l))
+		if (l.len > 13 && strncmp(l.s, "drivers_left=", 13) == 0)
+			printf("%-16s %.*s (this boot)\n", "drivers left", (int)l.len - 13, l.s + 13);
 }
 
 struct ubi_find {
@@ -344,6 +360,7 @@ int cmd_plan(int argc, char **argv)
 	}
 	config_apply_text(&c, cmdline, 0, report, (void *)"command line");
 	print_devices();
+	print_left();
 
 	if (c.lower[0]) {
 		char *p = list;

@@ -43,6 +43,7 @@ static const char *const onfail_names[] = { "tmpfs", "shell", "reboot", "halt" }
 static const char *const reset_names[] = { "0", "1", "keep" };
 static const char *const upgrade_names[] = { "keep", "reset", "keeplist" };
 static const char *const scan_names[] = { "all", "removable" };
+static const char *const drivers_names[] = { "boot", "all" };
 static const char *const removable_names[] = { "nodev,nosuid", "nodev", "none" };
 static const char *const session_names[] = { "persistent", "volatile" };
 static const char *const format_names[] = { "ext4", "f2fs", "vfat", "jffs2" };
@@ -72,6 +73,7 @@ static const struct param params[] = {
 	STR("union.size", P_SIZE, size),
 	STR("union.persist.size", P_BYTES, persist_size),
 	ENUM("union.scan", scan, scan_names, -1),
+	ENUM("union.drivers", drivers, drivers_names, -1),
 	ENUM("union.removable", removable, removable_names, -1),
 	STR("union.format", P_ENUM, format),
 	STR("union.ubi", P_SPEC, ubi),

@@ -24,6 +24,8 @@ enum cfg_onfail { ONFAIL_TMPFS, ONFAIL_SHELL, ONFAIL_REBOOT, ONFAIL_HALT };
 enum cfg_reset { RESET_OFF, RESET_ON, RESET_KEEP };
 enum cfg_upgrade { UPGRADE_KEEP, UPGRADE_RESET, UPGRADE_KEEPLIST };
 enum cfg_scan { SCAN_ALL, SCAN_REMOVABLE };
+/* Which drivers PID 1 loads: those the media need, or all the hardware asks for. */
+enum cfg_drivers { DRIVERS_BOOT, DRIVERS_ALL };
 enum cfg_rorw { RORW_DEFAULT, RORW_RO, RORW_RW };
 enum cfg_break { BREAK_MODULES = 1, BREAK_MOUNT = 2, BREAK_SWITCH = 4 };
 /* What the root loses when its writable branch is on removable media. */
@@ -47,6 +49,7 @@ struct config {
 	char size[CFG_WORD_MAX];    /* tmpfs size= */
 	char persist_size[CFG_WORD_MAX]; /* union.persist.size: make a missing persistence file */
 	int scan;                   /* enum cfg_scan */
+	int drivers;                /* enum cfg_drivers */
 	int removable;              /* enum cfg_removable */
 	char format[CFG_WORD_MAX];  /* union.format, "" = never */
 	char ubi[CFG_SPEC_MAX];

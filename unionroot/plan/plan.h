@@ -79,6 +79,8 @@ struct plan {
 	uint64_t persist_bytes;        /* union.persist.size: a missing file is made, 0 never */
 	const char *persist_fs;        /* and formatted as this */
 	int persist_make;              /* it is missing: make it now */
+	int drivers;                   /* enum cfg_drivers: all the hardware asks for, or
+	                                * only until every medium is found */
 };
 /* The verity entry of read-only layer n (1-based), NULL when unverified. */
 const struct verity_arg *plan_verity(const struct plan *p, unsigned n);

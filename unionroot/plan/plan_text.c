@@ -154,5 +154,9 @@ int plan_format(const struct plan *p, char *buf, size_t cap)
 		  c->session_volatile ? "no: union.session=volatile needs a persistent branch under overlayfs" :
 					"no");
 	sbuf_addf(&sb, KEY "%s\n", "on failure", config_onfail_name(c->onfail));
+	sbuf_addf(&sb, KEY "%s\n", "drivers",
+		  p->drivers == DRIVERS_ALL ?
+			  "all the hardware present asks for (union.drivers=all)" :
+			  "until every medium is found; the rest are left to the real init (union.drivers=all loads them)");
 	return sbuf_done(&sb);
 }
