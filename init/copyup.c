@@ -21,6 +21,7 @@
 #include "reset.h"
 #include "rmtree.h"
 #include "sbuf.h"
+#include "strnum.h"
 #include "sys.h"
 
 #define LOWER0 RUNDIR "/lower/0"
@@ -34,7 +35,7 @@ static int have_overlay(void)
 
 	if (sys_read_file("/proc/filesystems", fs, sizeof(fs)) < 0 && !fs[0])
 		return 0;
-	return strstr(fs, "\toverlay\n") != NULL;
+	return str_find(fs, "\toverlay\n") != NULL;
 }
 
 /* A missing module is the usual reason an overlay root silently does not

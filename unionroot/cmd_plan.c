@@ -23,6 +23,7 @@
 #include "sbuf.h"
 #include "spec.h"
 #include "state.h"
+#include "strnum.h"
 #include "sys.h"
 #include "ubi.h"
 #include "ubiblock.h"
@@ -235,7 +236,7 @@ static void kernel_facts(struct plan_facts *f)
 	struct stat st;
 
 	f->have_overlay = sys_read_file("/proc/filesystems", fs, sizeof(fs)) >= 0 &&
-			  strstr(fs, "\toverlay\n") != NULL;
+			  str_find(fs, "\toverlay\n") != NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(names) && uname(&u) == 0; i++)
 		if (strfmt(path, sizeof(path), "/lib/modules/%s/kernel/fs/overlayfs/%s", u.release,
 			   names[i]) == 0 && stat(path, &st) == 0)
