@@ -16,6 +16,7 @@
 #include "log.h"
 #include "modalias.h"
 #include "sbuf.h"
+#include "strnum.h"
 #include "sys.h"
 
 #define DEPTH_MAX 24
@@ -159,7 +160,7 @@ static int has_word(const char *list, const char *word)
 {
 	size_t n = strlen(word);
 
-	for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+	for (const char *p = list; (p = str_find(p, word)) != NULL; p += n)
 		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
 			return 1;
 	return 0;

@@ -10,6 +10,7 @@
 
 #include "boot.h"
 #include "log.h"
+#include "strnum.h"
 #include "sys.h"
 
 static char saved_modprobe[256];
@@ -76,10 +77,13 @@ void early_restore(void)
 static int console_loglevel(void)
 {
 	char buf[64];
+	const char *p = buf;
+	uint64_t level;
 
 	if (sys_read_file("/proc/sys/kernel/printk", buf, sizeof(buf)) < 0)
 		return 0;
-	return atoi(buf);
+	num_u64(&p, &level);
+	return (int)level;
 }
 
 void early_setup(struct boot *b)

@@ -17,6 +17,7 @@
 #include "boot.h"
 #include "log.h"
 #include "sbuf.h"
+#include "strnum.h"
 #include "sys.h"
 
 #define REAL_INIT "/sbin/init.real"
@@ -59,12 +60,12 @@ static void root_device(char *out, size_t cap)
 	if (n <= 0)
 		return;
 	uevent[n] = '\0';
-	name = strstr(uevent, "DEVNAME=");
+	name = str_find(uevent, "DEVNAME=");
 	if (!name || (name != uevent && name[-1] != '\n'))
 		return;
 	name += strlen("DEVNAME=");
 	name[strcspn(name, "\n")] = '\0';
-	if (!name[0] || strstr(name, ".."))
+	if (!name[0] || str_find(name, ".."))
 		return;
 	IGNORE(strfmt(path, sizeof(path), "/dev/%s", name)); /* a long name fails the stat below */
 	if (stat(path, &dev) == 0 && S_ISBLK(dev.st_mode) && dev.st_rdev == root.st_dev &&

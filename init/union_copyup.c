@@ -21,6 +21,7 @@
 #include "reset.h"
 #include "rmtree.h"
 #include "sbuf.h"
+#include "strnum.h"
 #include "sys.h"
 
 #define LOWER0 RUNDIR "/lower/0"

@@ -16,6 +16,7 @@
 #include "boot.h"
 #include "log.h"
 #include "sbuf.h"
+#include "strnum.h"
 #include "sys.h"
 
 #define POLL_MS 1000
@@ -118,7 +119,7 @@ static void stack_names(char *out, size_t cap)
 	if (sys_read_file("/proc/1/stack", buf, sizeof(buf)) <= 0)
 		return;
 	sbuf_init(&sb, out, cap);
-	for (int i = 0; i < STACK_FRAMES && (p = strstr(p, "] ")) != NULL; i++) {
+	for (int i = 0; i < STACK_FRAMES && (p = str_find(p, "] ")) != NULL; i++) {
 		p += 2;
 		sbuf_addf(&sb, "%s%.*s", i ? " < " : "", (int)strcspn(p, "+\n"), p);
 	}

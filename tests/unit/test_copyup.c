@@ -11,6 +11,7 @@
 #include "chash.h"
 #include "config.h"
 #include "copyup.h"
+#include "copyup_tables.h"
 #include "manifest.h"
 #include "unit.h"
 
@@ -256,6 +257,41 @@ static void the_content_hash_sees_every_byte_and_any_split(void)
 	CHECK(chash_buf("", 0) != chash_buf("\0", 1));
 }
 
+/* the walk's binary search needs every directory's names in strcmp order */
+static void a_directory_reads_back_sorted(void)
+{
+	struct nametab t;
+	size_t first, count, base_first, base_count;
+	char path[512];
+	int dir, fd, rc;
+
+	for (unsigned i = 0; i < 300; i++) {
+		snprintf(path, sizeof(path), "%s/n%u", unit_tmpdir(), (i * 7919u) % 1000u);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		CHECK(fd >= 0);
+		close(fd);
+	}
+	dir = open(unit_tmpdir(), O_RDONLY | O_DIRECTORY);
+	CHECK(dir >= 0);
+	CHECK_INT(nametab_open(&t), 0);
+	rc = nametab_read(&t, dir, &base_first, &base_count);
+	if (rc == 0)
+		rc = nametab_read(&t, dir, &first, &count); /* a second directory after the first */
+	close(dir);
+	if (rc != 0 || base_count != 300 || count != 300 || first != 300) {
+		nametab_close(&t);
+		CHECK_INT(rc, 0);
+		CHECK(base_count == 300 && count == 300 && first == 300);
+	}
+	for (size_t i = first + 1; i < first + count; i++)
+		if (strcmp(nametab_name(&t, i - 1), nametab_name(&t, i)) >= 0)
+			rc = -1;
+	rc = rc ? rc : !nametab_has(&t, first, count, "n0") || !nametab_has(&t, first, count, "n919") ||
+			       nametab_has(&t, first, count, "n1000") || nametab_has(&t, first, count, "n");
+	nametab_close(&t);
+	CHECK_INT(rc, 0);
+}
+
 UNIT_SUITE(copyup,
 	   { "every merge case decides as the table says", every_merge_case_decides_as_the_table_says },
 	   { "the boot action follows manifest, image and reset", the_boot_action_follows_manifest_image_and_reset },
@@ -264,4 +300,5 @@ UNIT_SUITE(copyup,
 	   { "a record survives format and parse", a_record_survives_format_and_parse },
 	   { "hostile manifest lines are refused with a reason", hostile_lines_are_refused_with_a_reason },
 	   { "a written manifest reads back, a damaged one is refused", a_written_manifest_reads_back_and_a_damaged_one_is_refused },
-	   { "the content hash sees every byte and any split", the_content_hash_sees_every_byte_and_any_split });
+	   { "the content hash sees every byte and any split", the_content_hash_sees_every_byte_and_any_split },
+	   { "a directory reads back sorted", a_directory_reads_back_sorted });

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "strnum.h"
 
 static char armed[16];
 static int reboot_armed;
@@ -27,7 +28,7 @@ int crashpoint_arm(const char *step, int reboot)
 {
 	static const char steps[] = RESET_STEPS;
 	size_t n = strlen(step);
-	const char *p = strstr(steps, step);
+	const char *p = str_find(steps, step);
 
 	if (n == 0 || n >= sizeof(armed) || !p || (p != steps && p[-1] != ' ') ||
 	    (p[n] != ' ' && p[n] != '\0'))

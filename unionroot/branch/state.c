@@ -14,6 +14,7 @@
 #include "branch.h"
 #include "lines.h"
 #include "sbuf.h"
+#include "strnum.h"
 #include "sys.h"
 
 #define STATE_MAGIC "unionroot-state 1"
@@ -25,14 +26,9 @@ void state_clear(struct ur_state *st)
 
 static int parse_uint(const char *s, unsigned *out)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > 1000000)
+	if (!num_u64(&s, &v) || *s || v > 1000000)
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;

@@ -23,6 +23,7 @@
 #include "sbuf.h"
 #include "spec.h"
 #include "state.h"
+#include "strnum.h"
 #include "sys.h"
 #include "ubi.h"
 #include "ubiblock.h"

@@ -19,6 +19,7 @@
 #include "reset.h"
 #include "sbuf.h"
 #include "state.h"
+#include "strnum.h"
 #include "sys.h"
 
 struct out {
@@ -204,10 +205,15 @@ int cmd_status(int argc, char **argv)
 	}
 	boot_record(&o, text);
 	{
-		const char *w = strstr(text, "\nwarnfull=");
-		unsigned warnfull = w ? (unsigned)strtoul(w + 10, NULL, 10) : 90;
+		const char *w = str_find(text, "\nwarnfull=");
+		uint64_t warnfull = 0;
 
-		live(&o, warnfull ? warnfull : 90, strstr(text, "\nupper_state=persistent") != NULL);
+		if (w) {
+			w += 10;
+			num_u64(&w, &warnfull);
+		}
+
+		live(&o, warnfull ? (unsigned)warnfull : 90, str_find(text, "\nupper_state=persistent") != NULL);
 	}
 	if (o.json)
 		printf("%s\n}\n", o.first ? "{" : "");

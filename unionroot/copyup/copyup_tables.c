@@ -4,7 +4,6 @@
 #include "copyup_tables.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -46,11 +45,36 @@ void nametab_close(struct nametab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static const char *sort_base;
-
-static int by_name(const void *a, const void *b)
+/* A heapsort of name offsets: in place, O(n log n) for a directory of a
+ * million names, and a tenth of musl's qsort for its only caller. A
+ * directory's names are unique, so its instability shows nowhere. */
+static void swap32(uint32_t *a, uint32_t *b)
 {
-	return strcmp(sort_base + *(const uint32_t *)a, sort_base + *(const uint32_t *)b);
+	uint32_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void sift(const char *names, uint32_t *v, size_t i, size_t n)
+{
+	for (size_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && strcmp(names + v[c + 1], names + v[c]) > 0)
+			c++;
+		if (strcmp(names + v[i], names + v[c]) >= 0)
+			return;
+		swap32(&v[i], &v[c]);
+	}
+}
+
+static void sort_names(const char *names, uint32_t *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift(names, v, i, n);
+	while (n > 1) {
+		swap32(&v[0], &v[--n]);
+		sift(names, v, 0, n);
+	}
 }
 
 static int add_name(const char *name, unsigned char type, void *arg)
@@ -79,8 +103,7 @@ int nametab_read(struct nametab *t, int dir, size_t *first, size_t *count)
 	if (rc < 0)
 		return rc;
 	*count = t->iused - *first;
-	sort_base = t->names;
-	qsort(t->index + *first, *count, sizeof(uint32_t), by_name);
+	sort_names(t->names, t->index + *first, *count);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "parttab.h"
 #include "sbuf.h"
+#include "strnum.h"
 #include "sys.h"
 
 static int read_sys(const char *name, const char *attr, char *buf, size_t cap)
@@ -32,13 +33,13 @@ static int read_sys(const char *name, const char *attr, char *buf, size_t cap)
 
 static long long read_sys_num(const char *name, const char *attr)
 {
-	char buf[32], *end;
-	long long v;
+	char buf[32];
+	const char *p = buf;
+	uint64_t v;
 
 	if (read_sys(name, attr, buf, sizeof(buf)) < 0)
 		return -1;
-	v = strtoll(buf, &end, 10);
-	return end == buf ? -1 : v;
+	return num_u64(&p, &v) ? (long long)v : -1;
 }
 
 /* Where /sys/class/block/NAME points (../../devices/...), into link. */
@@ -64,7 +65,7 @@ static int on_usb(const char *name)
 
 	if (class_link(name, link, sizeof(link)) < 0)
 		return 0;
-	return strstr(link, "/usb") != NULL;
+	return str_find(link, "/usb") != NULL;
 }
 
 /* The last component of the symlink /sys/DIR/LEAF into out. */
@@ -107,7 +108,7 @@ int blkdev_driver(const char *name, char *out, size_t cap)
 
 	if (rc < 0)
 		return rc;
-	dev = strstr(link, "devices/");
+	dev = str_find(link, "devices/");
 	while (dev && (cut = strrchr(dev, '/')) != NULL) {
 		*cut = '\0';
 		if (link_base(dev, "subsystem", sub, sizeof(sub)) == 0 &&
@@ -211,7 +212,6 @@ static int add_one(const char *name, unsigned char type, void *arg)
 	struct blkdev_table *t = rc->t;
 	struct blkdev *d;
 	char devno[32];
-	unsigned maj, min;
 	long long sectors;
 
 	(void)type;
@@ -238,13 +238,11 @@ static int add_one(const char *name, unsigned char type, void *arg)
 	    strfmt(d->path, sizeof(d->path), "/dev/%s", name) < 0)
 		return 0;
 	if (read_sys(name, "dev", devno, sizeof(devno)) == 0) {
-		char *end;
+		const char *p = devno;
+		uint64_t maj, min;
 
-		maj = (unsigned)strtoul(devno, &end, 10);
-		if (*end == ':') {
-			min = (unsigned)strtoul(end + 1, NULL, 10);
+		if (num_u64(&p, &maj) && *p++ == ':' && num_u64(&p, &min))
 			d->dev = makedev(maj, min);
-		}
 	}
 	d->size = (uint64_t)sectors * 512u;
 	d->partnum = (int)read_sys_num(name, "partition");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmdline.h"
+#include "strnum.h"
 
 static char *next_line(char **p)
 {
@@ -36,7 +37,7 @@ static void set_name(struct moddep_entry *e)
 	const char *dot;
 
 	base = base ? base + 1 : e->path;
-	dot = strstr(base, ".ko");
+	dot = str_find(base, ".ko");
 	e->name = base;
 	e->name_len = dot ? (size_t)(dot - base) : strlen(base);
 }
@@ -73,7 +74,7 @@ static int parse_softdep_line(struct moddep *m, char *line)
 			return -EINVAL;
 		p += slot == &s->pre ? 4 : 5;
 		p = skip_blank(p);
-		end = strstr(p, slot == &s->pre ? "post:" : "pre:");
+		end = str_find(p, slot == &s->pre ? "post:" : "pre:");
 		*slot = p;
 		if (!end)
 			break;

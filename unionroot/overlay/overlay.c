@@ -26,6 +26,7 @@
 #include <sys/xattr.h>
 
 #include "sbuf.h"
+#include "strnum.h"
 #include "sys.h"
 
 static const char *const fixed_options[] = {
@@ -82,7 +83,7 @@ int overlay_in_kernel(void)
 	/* a cut read still holds the start of the list */
 	if (sys_read_file("/proc/filesystems", fs, sizeof(fs)) < 0 && !fs[0])
 		return 0;
-	return strstr(fs, "\toverlay\n") != NULL;
+	return str_find(fs, "\toverlay\n") != NULL;
 }
 
 int overlay_module_path(unsigned i, char *buf, size_t cap)

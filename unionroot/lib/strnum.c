@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+/* The decimal reader and substring search of strnum.h: the boot's texts are
+ * short, so a plain loop is all they need. */
+#include "strnum.h"
+
+#include <string.h>
+
+int num_u64(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	int n = 0;
+
+	*out = 0;
+	for (; n < 19 && *s >= '0' && *s <= '9'; s++, n++)
+		*out = *out * 10 + (uint64_t)(*s - '0');
+	*p = s;
+	return n;
+}
+
+/* char * as strstr's, so that callers may cut the text where it matched */
+char *str_find(const char *s, const char *needle)
+{
+	size_t k = strlen(needle);
+
+	for (;; s++) {
+		if (strncmp(s, needle, k) == 0)
+			return (char *)s;
+		if (!*s)
+			return NULL;
+	}
+}
