@@ -30,9 +30,12 @@ struct boot {
 	struct spec lower[SPEC_LIST_MAX];
 	unsigned nlower;
 	struct spec upper;
-	int upper_kind;                    /* enum upper_kind (plan.h), as carried out so far */
+	/* facts in, decisions out: each step that learns a fact (a device
+	 * found, the kernel's overlayfs, the control state, a step that
+	 * failed) adds it and builds the plan again; no step decides itself */
 	struct plan_facts facts;           /* what the boot learnt so far, for plan_build */
 	struct plan plan;                  /* the last plan built from them */
+	int upper_kind;                    /* enum upper_kind: the branch mounted (writable_branch) */
 
 	struct blkdev_table devs;
 	char lower_dev[SPEC_LIST_MAX][48];
@@ -60,7 +63,6 @@ struct boot {
 	char failsafe[160];                /* why this boot is failsafe, "" when not */
 	int session_layer;                 /* union.session=volatile: SAVEDIR/upper is the top layer */
 	int pivot;                         /* no initramfs: / is the read-only layer */
-	int copyup;                        /* the copy-up backend builds the root */
 	int copyup_reset;                  /* 1 union.reset or a cut restore, 2 requested */
 
 	uint64_t t_start, t_modules, t_devices, t_mounts;
@@ -167,6 +169,12 @@ int noinitramfs_switch(void) WUR;
 void verity_layers(struct boot *b);
 /* init/union.c */
 void union_build(struct boot *b);
+/* Lazy unmount of a mount of ours; a failure is said and left. */
+void union_detach(const char *path);
+/* init/writable.c: carries out the plan's writable branch at RWDIR, and on
+ * a failure (onfail) the plan's fallback in turn; lowers are the mounted
+ * read-only layers. An fd of the branch's top, or -errno: no branch. */
+int writable_branch(struct boot *b, const char *const *lowers);
 /* room.c: a full writable branch gives up its reserve before anything is
  * written to it; after the boot's writes, the fullness warning and a new
  * reserve when there is room for one. */
@@ -200,9 +208,10 @@ void watchdog_step_end(void);
 void watchdog_stop(void);
 /* init/handoff.c: never returns. */
 NORETURN void handoff(struct boot *b);
-/* init/rescue.c: the writable branch cannot be used; applies union.onfail
- * (tmpfs returns with a volatile upper, the others do not return). */
-void onfail(struct boot *b, const char *why);
+/* init/rescue.c: step (enum plan_step) of the writable branch failed with
+ * -errno err: a fact, so the plan is built again, and its fallback carried
+ * out (a shell first, or reboot or halt, which do not return); why is said. */
+void onfail(struct boot *b, int step, int err, const char *why);
 /* init/rescue.c */
 void rescue_break(struct boot *b, int phase, const char *name);
 NORETURN void rescue_fatal(struct boot *b, const char *why);

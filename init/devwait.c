@@ -229,7 +229,7 @@ static void want_failed(struct boot *b, struct want *w, char *why, size_t whylen
 	if (is_upper(b, w)) {
 		if (!why[0])
 			IGNORE(strfmt(why, whylen, "writable device %s not found", text));
-		onfail(b, why);
+		onfail(b, STEP_FIND, -ENODEV, why);
 		return;
 	}
 	if (!why[0]) {
@@ -349,7 +349,7 @@ void devices_wait(struct boot *b)
 		w[nw++] = (struct want){ &b->lower[i], roles[i], b->lower_dev[i], b->lower_type[i],
 					 deadline_for(b, &b->lower[i], now), b->pivot };
 	}
-	if (b->upper_kind == UPPER_DEVICE)
+	if (b->plan.upper_kind == UPPER_DEVICE)
 		w[nw++] = (struct want){ &b->upper, "writable branch", b->upper_dev, b->upper_type,
 					 deadline_for(b, &b->upper, now), 0 };
 	for (unsigned i = 0; i < nw; i++) {
