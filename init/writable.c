@@ -268,11 +268,6 @@ static int device_mount(struct boot *b, const char *type, char *why, size_t cap,
 	int rc;
 
 	*step = STEP_MOUNT;
-	if (!type[0]) {
-		IGNORE(strfmt(why, cap, "writable branch %s holds no known file system",
-			      b->upper_dev)); /* fits */
-		return -EMEDIUMTYPE;
-	}
 	if (fsck_branch(b, type, why, cap) < 0) {
 		*step = STEP_FSCK;
 		return -EUCLEAN;
@@ -391,6 +386,14 @@ int writable_branch(struct boot *b, const char *const *lowers)
 	lower_paths = lowers;
 	if (rw == 0)
 		rw = -ENOENT; /* when the plan has no branch */
+	if (b->plan.upper_failed && b->facts.failed_step == STEP_NONE && !b->plan.upper_needs_copyup) {
+		/* the plan fell back on the probe alone: said as a failed mount */
+		char why[PLAN_WHY_MAX];
+
+		IGNORE(strfmt(why, sizeof(why), "writable branch %s holds no known file system",
+			      b->upper_dev)); /* fits */
+		onfail(b, STEP_MOUNT, -EMEDIUMTYPE, why);
+	}
 	while (again && has_branch(&b->plan)) {
 		int kind = b->plan.upper_kind;
 
