@@ -21,52 +21,61 @@
 #define RWDIR RUNDIR "/rw"
 #define SAVEDIR RUNDIR "/saved"   /* the persistent branch, read-only, in failsafe */
 
+/* Facts, then the plan decided from them, then what was carried out. A
+ * fact is written by the step that learns it; the plan only by plan_build,
+ * called again by each step that adds a fact (a device found, the kernel's
+ * overlayfs, the control state, a step of the writable branch that failed);
+ * no step decides for itself. */
 struct boot {
+	/* facts: step 2 (configure) */
 	struct config cfg;
 	char cmdline[CMDLINE_MAX + 1];     /* /proc/cmdline, split in place */
 	char cmdline_raw[CMDLINE_MAX + 1]; /* untouched, for module parameters */
 	char conf[CONF_MAX + 1];           /* /etc/unionroot.conf */
-
 	struct spec lower[SPEC_LIST_MAX];
 	unsigned nlower;
 	struct spec upper;
-	int upper_kind;                    /* enum upper_kind (plan.h), as carried out so far */
-	struct plan_facts facts;           /* what the boot learnt so far, for plan_build */
-	struct plan plan;                  /* the last plan built from them */
+	int pivot;                         /* no initramfs: / is the read-only layer */
 
+	/* facts: step 4 (devwait, image, flash, firstboot, verity) */
 	struct blkdev_table devs;
 	char lower_dev[SPEC_LIST_MAX][48];
 	char lower_type[SPEC_LIST_MAX][16];
 	char lower_via[SPEC_LIST_MAX][SPEC_PATHS_MAX * 64]; /* medium:path..., "" */
 	char lower_verity[SPEC_LIST_MAX][256]; /* "verified ...", "" when not asked */
-	char upper_dev[48];
+	char upper_dev[48];                /* "" again once the branch failed (onfail) */
 	char upper_type[16];
 	char upper_medium[48];             /* a persistence file's medium, "" */
 	char upper_via[SPEC_PATHS_MAX * 64]; /* "/dev/sda1:/persistence.img (direct I/O)" */
+	/* facts: step 5, the branch's control state (writable.c) */
+	char lower_id[SPEC_LIST_MAX][STATE_ID_MAX]; /* identities of the read-only layers */
+	unsigned nlower_id;                /* 0 when one could not be read */
 
+	/* the plan: facts in (the ones plan_build reads), decisions out */
+	struct plan_facts facts;           /* what the boot learnt so far, for plan_build */
+	struct plan plan;                  /* the last plan built from them */
+
+	/* results: what step 5 carried out (union, writable, copyup, onfail) */
+	int upper_kind;                    /* enum upper_kind: the branch mounted (writable_branch) */
 	char upper_state[160];             /* "persistent", "volatile: <why>" */
 	const char *backend;               /* "overlay", "bind (read-only)" */
 	char overlay_opts[1024];
+	unsigned long root_flags;          /* MS_NODEV|MS_NOSUID: removable writable media */
 	int reset_applied;
 	int trash_pending;                 /* the trash holds something: clean it after the switch */
 	const char *reset_why;
 	unsigned reset_kept, reset_refused;
-
-	char lower_id[SPEC_LIST_MAX][STATE_ID_MAX]; /* identities of the read-only layers */
-	unsigned nlower_id;                /* 0 when one could not be read */
+	int copyup_reset;                  /* 1 union.reset or a cut restore, 2 requested */
 	int lower_changed;                 /* since the last boot */
 	char upgrade[160];                 /* what union.upgrade did, "" when nothing changed */
 	unsigned boots;                    /* boot counter after this boot */
 	char failsafe[160];                /* why this boot is failsafe, "" when not */
 	int session_layer;                 /* union.session=volatile: SAVEDIR/upper is the top layer */
-	int pivot;                         /* no initramfs: / is the read-only layer */
-	int copyup;                        /* the copy-up backend builds the root */
-	int copyup_reset;                  /* 1 union.reset or a cut restore, 2 requested */
 
+	/* measures, for the status */
 	uint64_t t_start, t_modules, t_devices, t_mounts;
 	uint64_t memfree_before;           /* MemFree with the initramfs still there */
 	uint64_t fsck_ms;                  /* the writable branch's check, 0 when none ran */
-	unsigned long root_flags;          /* MS_NODEV|MS_NOSUID: removable writable media */
 	char **argv;
 	char **envp;
 };
@@ -176,6 +185,12 @@ int noinitramfs_switch(void) WUR;
 void verity_layers(struct boot *b);
 /* init/union.c */
 void union_build(struct boot *b);
+/* Lazy unmount of a mount of ours; a failure is said and left. */
+void union_detach(const char *path);
+/* init/writable.c: carries out the plan's writable branch at RWDIR, and on
+ * a failure (onfail) the plan's fallback in turn; lowers are the mounted
+ * read-only layers. An fd of the branch's top, or -errno: no branch. */
+int writable_branch(struct boot *b, const char *const *lowers);
 /* room.c: a full writable branch gives up its reserve before anything is
  * written to it; after the boot's writes, the fullness warning and a new
  * reserve when there is room for one. */
@@ -209,9 +224,10 @@ void watchdog_step_end(void);
 void watchdog_stop(void);
 /* init/handoff.c: never returns. */
 NORETURN void handoff(struct boot *b);
-/* init/rescue.c: the writable branch cannot be used; applies union.onfail
- * (tmpfs returns with a volatile upper, the others do not return). */
-void onfail(struct boot *b, const char *why);
+/* init/rescue.c: step (enum plan_step) of the writable branch failed with
+ * -errno err: a fact, so the plan is built again, and its fallback carried
+ * out (a shell first, or reboot or halt, which do not return); why is said. */
+void onfail(struct boot *b, int step, int err, const char *why);
 /* init/rescue.c */
 void rescue_break(struct boot *b, int phase, const char *name);
 NORETURN void rescue_fatal(struct boot *b, const char *why);

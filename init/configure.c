@@ -59,10 +59,9 @@ void configure(struct boot *b)
 	b->facts.upper_present = PRESENT_UNKNOWN;
 	b->facts.no_copyup = PLAN_NO_COPYUP;
 	plan_build(&b->facts, &b->plan);
-	b->upper_kind = b->plan.upper_kind;
-	if (b->upper_kind == UPPER_DEVICE)
+	if (b->plan.upper_kind == UPPER_DEVICE)
 		IGNORE(spec_parse(c->upper, &b->upper, why, sizeof(why))); /* the plan parsed it */
-	if (c->session_volatile && b->upper_kind != UPPER_DEVICE)
+	if (c->session_volatile && b->plan.upper_kind != UPPER_DEVICE)
 		log_warn("union.session=volatile needs a persistent writable branch to layer; this boot is volatile anyway");
 	if (c->crashafter[0]) {
 		int rc = crashpoint_arm(c->crashafter, 1);

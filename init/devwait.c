@@ -232,7 +232,7 @@ static void want_failed(struct boot *b, struct want *w, char *why, size_t whylen
 	if (is_upper(b, w)) {
 		if (!why[0])
 			IGNORE(strfmt(why, whylen, "writable device %s not found", text));
-		onfail(b, why);
+		onfail(b, STEP_FIND, -ENODEV, why);
 		return;
 	}
 	if (w->kind == WAIT_HASH) {

@@ -220,7 +220,7 @@ void firstboot(struct boot *b)
 	const char *fmt = b->cfg.format;
 	int rc;
 
-	if (b->upper_kind != UPPER_DEVICE || !b->upper_dev[0] || b->upper_type[0] ||
+	if (b->plan.upper_kind != UPPER_DEVICE || !b->upper_dev[0] || b->upper_type[0] ||
 	    b->cfg.upperfs[0])
 		return; /* nothing found, a known file system, or a forced type */
 	if (!fmt[0]) {

@@ -115,30 +115,41 @@ void rescue_verity(struct boot *b, const char *why)
 	rescue_fatal(b, why);
 }
 
-void onfail(struct boot *b, const char *why)
+void onfail(struct boot *b, int step, int err, const char *why)
 {
+	struct plan_facts *f = &b->facts;
 	struct sbuf sb;
 
+	if (step == STEP_TMPFS) {
+		f->tmpfs_errno = err;
+	} else {
+		f->failed_step = step;
+		f->failed_errno = err;
+		sbuf_init(&sb, f->upper_failed, sizeof(f->upper_failed));
+		sbuf_add(&sb, why); /* for the plan; a cut reason still says the branch failed */
+	}
+	plan_build(f, &b->plan);
+	if (b->plan.upper_kind == UPPER_NONE && b->plan.backend == PLAN_READONLY) {
+		log_err("%s; booting read-only", why);
+		return;
+	}
 	image_release_upper(b); /* before a shell: the user may mend the stick */
-	switch (b->cfg.onfail) {
-	case ONFAIL_SHELL:
+	switch (b->plan.fallback) {
+	case FALLBACK_SHELL:
 		if (rescue_shell(why) < 0)
 			log_err("%s; no rescue shell in the initramfs (union.onfail=shell)", why);
 		break;
-	case ONFAIL_REBOOT:
+	case FALLBACK_REBOOT:
 		log_err("%s; rebooting (union.onfail=reboot)", why);
 		power(RB_AUTOBOOT, "rebooting");
-	case ONFAIL_HALT:
+	case FALLBACK_HALT:
 		log_err("%s; powering off (union.onfail=halt)", why);
 		power(RB_POWER_OFF, "powering off");
 	default:
 		break;
 	}
-	sbuf_init(&sb, b->facts.upper_failed, sizeof(b->facts.upper_failed));
-	sbuf_add(&sb, why); /* for the plan; a cut reason still says the branch failed */
 	log_err("%s; booting with a volatile writable branch in RAM (union.onfail=%s)", why,
-		config_onfail_name(b->cfg.onfail));
-	b->upper_kind = UPPER_TMPFS;
+		config_onfail_name(b->plan.fallback));
 	b->upper_dev[0] = '\0';
 	b->root_flags = 0; /* the removable branch is unmounted: nothing of it is in the root */
 	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "volatile: %s", why)); /* may cut */

@@ -75,22 +75,21 @@ static void gather_overlay(struct boot *b)
 }
 
 /* The plan's answer where copy-up is needed in a build without it: the
- * device falls to union.onfail; with no overlayfs even that root is the
- * read-only layer alone. */
+ * device cannot serve, a failure like any other (the plan falls to
+ * union.onfail); with no overlayfs even that root is the read-only layer
+ * alone. */
 static void without_copyup(struct boot *b)
 {
 	char why[PLAN_WHY_MAX];
 
-	if (b->upper_kind == UPPER_DEVICE) {
+	if (b->plan.upper_needs_copyup) {
 		IGNORE(strfmt(why, sizeof(why), PLAN_NEEDS_COPYUP,
 			      b->upper_dev[0] ? b->upper_dev : b->cfg.upper, b->plan.copyup_missing)); /* may cut */
-		onfail(b, why);
-		plan_build(&b->facts, &b->plan);
+		onfail(b, STEP_COPYUP, -EOPNOTSUPP, why);
 	}
-	if (b->plan.backend == PLAN_READONLY && b->upper_kind != UPPER_NONE) {
+	if (b->plan.backend == PLAN_READONLY && b->plan.upper_kind != UPPER_NONE) {
 		log_err("union backend: copy-up is needed (%s), and this build has none; booting the read-only layer without a writable branch",
 			b->plan.copyup_missing);
-		b->upper_kind = UPPER_NONE;
 		IGNORE(strcopy(b->upper_state, sizeof(b->upper_state),
 			       "none: copy-up is needed, and this build has none")); /* fits */
 	}
@@ -100,8 +99,7 @@ void copyup_choose(struct boot *b)
 {
 	const char *why;
 
-	b->copyup = 0;
-	if (b->upper_kind == UPPER_NONE || b->nlower == 0)
+	if (b->plan.upper_kind == UPPER_NONE || b->nlower == 0)
 		return;
 	gather_overlay(b);
 	b->facts.upper_dev = b->upper_dev;
@@ -111,8 +109,7 @@ void copyup_choose(struct boot *b)
 	plan_build(&b->facts, &b->plan);
 	if (b->plan.copyup_missing)
 		without_copyup(b);
-	b->copyup = b->plan.backend == PLAN_COPYUP;
-	if (!b->copyup)
+	if (b->plan.backend != PLAN_COPYUP)
 		return;
 	why = b->plan.backend_why;
 	IGNORE(strfmt(backend_text, sizeof(backend_text), "copyup (%s)", why)); /* fits */
@@ -130,7 +127,7 @@ int copyup_take_reset(struct boot *b, int rw, int reset)
 	struct stat st;
 	int state, keep_unsupported = 0;
 
-	if (!b->copyup)
+	if (b->plan.backend != PLAN_COPYUP)
 		return reset;
 	state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (state < 0)

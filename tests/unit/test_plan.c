@@ -3,8 +3,11 @@
  * line, the writable device found, the kernel's overlayfs, the branch's
  * control state) and the exact text `unionroot plan` prints and the boot
  * writes to /run/unionroot/plan for them. */
+#include <errno.h>
+
 #include "config.h"
 #include "plan.h"
+#include "reset.h"
 #include "unit.h"
 
 #define BOARD "union.lower=/dev/vda union.upper=LABEL=data"
@@ -27,6 +30,13 @@ struct golden {
 
 #define DRIVERS_BOOT_LINE \
 	"drivers          until every medium is found; the rest are left to the real init (union.drivers=all loads them)\n"
+
+/* A fact set with a step that failed while the boot carried it out. */
+struct failure {
+	int step;               /* enum plan_step */
+	int tmpfs_errno;        /* the volatile branch failed too */
+	struct golden g;
+};
 
 #define NORMAL_TAIL \
 	"failsafe         no (union.maxfails=0: boots are not counted)\n" \
@@ -215,42 +225,49 @@ static void id(struct ur_state *st, const char *text)
 	snprintf(st->lower[0], sizeof(st->lower[0]), "%s", text);
 }
 
-static void check_table(const struct golden *t, size_t n, int no_copyup)
+/* 0 when the plan of g's facts (with step failed, and the tmpfs when
+ * tmpfs_errno) is its golden text; the difference is reported. */
+static int check_one(const struct golden *g, int no_copyup, int step, int tmpfs_errno)
 {
 	static struct config c;
 	static struct plan_facts f;
 	static struct plan p;
 	char text[PLAN_TEXT_MAX], buf[1024];
 
-	for (size_t i = 0; i < n; i++) {
-		const struct golden *g = &t[i];
+	config_defaults(&c);
+	snprintf(buf, sizeof(buf), "%s", BOARD);
+	config_apply_text(&c, buf, 1, no_err, NULL);
+	snprintf(buf, sizeof(buf), "%s", g->cmdline);
+	config_apply_text(&c, buf, 0, no_err, NULL);
+	memset(&f, 0, sizeof(f));
+	f.cfg = &c;
+	f.upper_present = g->present;
+	f.upper_dev = g->present == PRESENT_YES ? "/dev/vdb" : "";
+	f.upper_type = g->type;
+	f.have_overlay = !g->no_overlay;
+	f.state_known = !g->state_unknown;
+	id(&f.saved, g->saved_id);
+	f.saved.boots = g->boots;
+	id(&f.now, g->now_id);
+	f.reset_request = g->reset_request;
+	f.no_copyup = no_copyup;
+	snprintf(f.upper_failed, sizeof(f.upper_failed), "%s", g->failed ? g->failed : "");
+	f.failed_step = step;
+	f.tmpfs_errno = tmpfs_errno;
+	plan_build(&f, &p);
+	if (plan_format(&p, text, sizeof(text)) < 0)
+		snprintf(text, sizeof(text), "(longer than %d bytes)\n", PLAN_TEXT_MAX);
+	if (strcmp(text, g->expected) == 0)
+		return 0;
+	unit_failf(__FILE__, __LINE__, "plan %s:\n%s--- want:\n%s", g->name, text, g->expected);
+	return -1;
+}
 
-		config_defaults(&c);
-		snprintf(buf, sizeof(buf), "%s", BOARD);
-		config_apply_text(&c, buf, 1, no_err, NULL);
-		snprintf(buf, sizeof(buf), "%s", g->cmdline);
-		config_apply_text(&c, buf, 0, no_err, NULL);
-		memset(&f, 0, sizeof(f));
-		f.cfg = &c;
-		f.upper_present = g->present;
-		f.upper_dev = g->present == PRESENT_YES ? "/dev/vdb" : "";
-		f.upper_type = g->type;
-		f.have_overlay = !g->no_overlay;
-		f.state_known = !g->state_unknown;
-		id(&f.saved, g->saved_id);
-		f.saved.boots = g->boots;
-		id(&f.now, g->now_id);
-		f.reset_request = g->reset_request;
-		f.no_copyup = no_copyup;
-		snprintf(f.upper_failed, sizeof(f.upper_failed), "%s", g->failed ? g->failed : "");
-		plan_build(&f, &p);
-		CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
-		if (strcmp(text, g->expected) != 0) {
-			unit_failf(__FILE__, __LINE__, "plan %s:\n%s--- want:\n%s", g->name, text,
-				   g->expected);
+static void check_table(const struct golden *t, size_t n, int no_copyup)
+{
+	for (size_t i = 0; i < n; i++)
+		if (check_one(&t[i], no_copyup, t[i].failed ? STEP_MOUNT : STEP_NONE, 0) < 0)
 			return;
-		}
-	}
 }
 
 static void every_fact_set_gives_its_golden_plan(void)
@@ -392,6 +409,137 @@ static void the_wait_list_holds_the_layers_the_branch_and_the_hash_devices(void)
 	}
 }
 
+/* A failure while the boot carries the plan out is one more fact: the plan
+ * built again names the fallback (union.onfail), for each step that can
+ * fail; a tmpfs that fails leaves no writable branch at all. */
+#define FAILED(step_, tmpfs_errno_, onfail_, why_, backend_)                                 \
+	{ (step_), (tmpfs_errno_),                                                               \
+	  { .name = #step_ " " onfail_, .cmdline = "union.onfail=" onfail_,                    \
+	    .present = PRESENT_YES, .type = "ext4", .saved_id = ID_A, .now_id = ID_A,          \
+	    .failed = why_,                                                                    \
+	    .expected = "layers           /dev/vda\n"                                          \
+			"writable         " why_ "; union.onfail=" onfail_ backend_            \
+			"session          no\n"                                                \
+			"on failure       " onfail_ "\n" DRIVERS_BOOT_LINE } }
+#define TO_TMPFS ": tmpfs (volatile)\nbackend          overlay: overlayfs is available\n"
+#define STOPS(onfail_) "\nbackend          none, the boot stops: union.onfail=" onfail_ "\n"
+
+static const struct failure failure_table[] = {
+	FAILED(STEP_FSCK, 0, "tmpfs", "writable branch /dev/vdb (ext4): errors fsck could not repair",
+	       TO_TMPFS),
+	FAILED(STEP_MOUNT, 0, "shell", "mounting writable branch /dev/vdb (ext4) failed: Input/output error",
+	       TO_TMPFS),
+	FAILED(STEP_LAYOUT, 0, "halt", "writable branch /dev/vdb: reset failed: No space left on device",
+	       STOPS("halt")),
+	FAILED(STEP_COPYUP, 0, "reboot", "writable branch /dev/vdb (vfat) cannot hold symbolic links",
+	       STOPS("reboot")),
+	FAILED(STEP_OVERLAY, 0, "tmpfs",
+	       "overlay over writable branch /dev/vdb came up read-only: no room for work/ (100% full)",
+	       TO_TMPFS),
+	/* the fallback's tmpfs failed in turn: no writable branch, no stop */
+	FAILED(STEP_MOUNT, -ENOMEM, "tmpfs", "mounting writable branch /dev/vdb (ext4) failed: Input/output error",
+	       "\nbackend          read-only: the volatile writable branch failed\n"),
+	{ STEP_NONE, -ENOMEM,
+	  { .name = "tmpfs failed", .cmdline = "union.upper=tmpfs", .present = PRESENT_UNKNOWN, .type = "",
+	    .state_unknown = 1,
+	    .expected = "layers           /dev/vda\n"
+			"writable         tmpfs (volatile) failed; none: a read-only root\n"
+			"backend          read-only: the volatile writable branch failed\n"
+			"session          no\n"
+			"on failure       tmpfs\n" DRIVERS_BOOT_LINE } },
+};
+
+static void each_failure_gives_the_fallback_union_onfail_names(void)
+{
+	for (size_t i = 0; i < sizeof(failure_table) / sizeof(failure_table[0]); i++) {
+		const struct failure *t = &failure_table[i];
+
+		if (check_one(&t->g, 0, t->step, t->tmpfs_errno) < 0)
+			return;
+	}
+}
+
+/* The fields the executor carries out (onfail, writable_branch), for each
+ * union.onfail: the branch that replaces the device and what is run. */
+static void the_fallback_is_decided_by_the_plan_alone(void)
+{
+	static const struct {
+		const char *onfail;
+		int fallback, kind, backend;
+	} want[] = {
+		{ "tmpfs", FALLBACK_TMPFS, UPPER_TMPFS, PLAN_OVERLAY },
+		{ "shell", FALLBACK_SHELL, UPPER_TMPFS, PLAN_OVERLAY },
+		{ "reboot", FALLBACK_REBOOT, UPPER_NONE, PLAN_STOP },
+		{ "halt", FALLBACK_HALT, UPPER_NONE, PLAN_STOP },
+	};
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		config_defaults(&c);
+		snprintf(buf, sizeof(buf), "%s union.mode=copyup union.onfail=%s", BOARD, want[i].onfail);
+		config_apply_text(&c, buf, 0, no_err, NULL);
+		memset(&f, 0, sizeof(f));
+		f.cfg = &c;
+		f.upper_present = PRESENT_YES;
+		f.upper_dev = "/dev/vdb";
+		f.upper_type = "ext4";
+		f.have_overlay = 1;
+		plan_build(&f, &p);
+		CHECK_INT(p.upper_kind, UPPER_DEVICE);
+		CHECK_INT(p.upper_failed, 0);
+		CHECK_INT(p.backend, PLAN_COPYUP);
+		f.failed_step = STEP_COPYUP;
+		f.failed_errno = -EOPNOTSUPP;
+		plan_build(&f, &p);
+		CHECK_INT(p.upper_failed, 1);
+		CHECK_INT(p.fallback, want[i].fallback);
+		CHECK_INT(p.upper_kind, want[i].kind);
+		/* union.mode=copyup holds for the fallback's tmpfs too */
+		CHECK_INT(p.backend, want[i].backend == PLAN_OVERLAY ? PLAN_COPYUP : want[i].backend);
+		CHECK_INT(p.reset_mode, RESET_NONE);
+		f.tmpfs_errno = -ENOMEM;
+		plan_build(&f, &p);
+		CHECK_INT(p.upper_kind, UPPER_NONE);
+		CHECK_INT(p.backend, want[i].backend == PLAN_OVERLAY ? PLAN_READONLY : PLAN_STOP);
+	}
+}
+
+/* A kiosk session is the plan's, and only on a persistent branch it keeps:
+ * failsafe and a failed branch boot volatile without one. */
+static void a_kiosk_session_needs_the_persistent_branch(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	char buf[256];
+
+	config_defaults(&c);
+	snprintf(buf, sizeof(buf), "%s union.session=volatile union.maxfails=2", BOARD);
+	config_apply_text(&c, buf, 0, no_err, NULL);
+	memset(&f, 0, sizeof(f));
+	f.cfg = &c;
+	f.upper_present = PRESENT_YES;
+	f.upper_dev = "/dev/vdb";
+	f.upper_type = "vfat";
+	f.have_overlay = 1;
+	plan_build(&f, &p);
+	CHECK_INT(p.kiosk, 1);
+	CHECK_INT(p.backend, PLAN_COPYUP);
+	f.state_known = 1;
+	f.saved.boots = 2;
+	plan_build(&f, &p);
+	CHECK_INT(p.kiosk, 0);
+	CHECK_INT(p.decided.failsafe, 1);
+	f.saved.boots = 0;
+	f.failed_step = STEP_LAYOUT;
+	plan_build(&f, &p);
+	CHECK_INT(p.kiosk, 0);
+	CHECK_INT(p.upper_kind, UPPER_TMPFS);
+}
+
 UNIT_SUITE(plan,
 	   { "every fact set gives its golden plan", every_fact_set_gives_its_golden_plan },
 	   { "without copy-up a branch that needs it takes union.onfail",
@@ -399,4 +547,7 @@ UNIT_SUITE(plan,
 	   { "failsafe on vfat takes an overlay over tmpfs", failsafe_on_vfat_takes_an_overlay_over_tmpfs },
 	   { "a missing persistence file is made only with union.persist.size", a_missing_persistence_file_is_made_only_with_a_size },
 	   { "the wait list holds the layers, the branch and the hash devices",
-	     the_wait_list_holds_the_layers_the_branch_and_the_hash_devices });
+	     the_wait_list_holds_the_layers_the_branch_and_the_hash_devices },
+	   { "each failure gives the fallback union.onfail names", each_failure_gives_the_fallback_union_onfail_names },
+	   { "the fallback is decided by the plan alone", the_fallback_is_decided_by_the_plan_alone },
+	   { "a kiosk session needs the persistent branch", a_kiosk_session_needs_the_persistent_branch });

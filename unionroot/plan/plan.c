@@ -30,7 +30,7 @@ static int branch_unusable(const struct plan_facts *f)
 {
 	const char *type = f->upper_type ? f->upper_type : "";
 
-	return f->upper_failed[0] || f->upper_present == PRESENT_NO ||
+	return f->failed_step != STEP_NONE || f->upper_present == PRESENT_NO ||
 	       (f->upper_present == PRESENT_YES && !type[0] && !f->cfg->upperfs[0]);
 }
 
@@ -45,6 +45,15 @@ const char *plan_upper_fs(const struct plan *p)
 	return p->facts->upper_type ? p->facts->upper_type : "";
 }
 
+/* The writable device cannot serve: union.onfail's fallback replaces it, a
+ * volatile tmpfs, or (reboot, halt) no branch, for the boot stops. */
+static void take_fallback(struct plan *p)
+{
+	p->upper_failed = 1;
+	p->upper_kind = p->fallback == FALLBACK_REBOOT || p->fallback == FALLBACK_HALT ? UPPER_NONE :
+											 UPPER_TMPFS;
+}
+
 static void choose_backend(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
@@ -52,12 +61,13 @@ static void choose_backend(const struct plan_facts *f, struct plan *p)
 	if (!p->lowers[0]) {
 		p->backend = PLAN_STOP;
 		p->backend_why = "no read-only layer configured (set union.lower= or root=)";
-	} else if (p->upper_failed && (c->onfail == ONFAIL_REBOOT || c->onfail == ONFAIL_HALT)) {
+	} else if (p->upper_failed && (p->fallback == FALLBACK_REBOOT || p->fallback == FALLBACK_HALT)) {
 		p->backend = PLAN_STOP;
-		p->backend_why = c->onfail == ONFAIL_REBOOT ? "union.onfail=reboot" : "union.onfail=halt";
+		p->backend_why = p->fallback == FALLBACK_REBOOT ? "union.onfail=reboot" : "union.onfail=halt";
 	} else if (p->upper_kind == UPPER_NONE) {
 		p->backend = PLAN_READONLY;
-		p->backend_why = "no writable branch (union.upper=none)";
+		p->backend_why = f->tmpfs_errno ? "the volatile writable branch failed" :
+								"no writable branch (union.upper=none)";
 	} else {
 		p->backend = copyup_choose_backend(c->mode, f->have_overlay || f->image_overlay,
 						   plan_upper_fs(p), &p->backend_why) == BACKEND_COPYUP ?
@@ -70,14 +80,10 @@ static void choose_backend(const struct plan_facts *f, struct plan *p)
  * overlayfs at all), the read-only layer boots alone. */
 static void without_copyup(const struct plan_facts *f, struct plan *p)
 {
-	const struct config *c = f->cfg;
-
 	p->copyup_missing = p->backend_why;
 	if (p->upper_kind == UPPER_DEVICE) {
-		p->upper_failed = 1;
 		p->upper_needs_copyup = 1;
-		p->upper_kind = c->onfail == ONFAIL_REBOOT || c->onfail == ONFAIL_HALT ? UPPER_NONE :
-											  UPPER_TMPFS;
+		take_fallback(p);
 		memset(&p->decided, 0, sizeof(p->decided));
 		p->reset_mode = RESET_NONE;
 		p->reset_why = NULL;
@@ -185,16 +191,17 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	p->upper_kind = configured_kind(c);
 	decide_verity(c, p);
 	decide_persist(f, p);
-	if (p->upper_kind == UPPER_DEVICE && branch_unusable(f)) {
-		p->upper_failed = 1;
-		p->upper_kind = c->onfail == ONFAIL_REBOOT || c->onfail == ONFAIL_HALT ? UPPER_NONE :
-											  UPPER_TMPFS;
-	}
+	p->fallback = p->upper_kind == UPPER_DEVICE ? c->onfail : FALLBACK_READONLY;
+	if (p->upper_kind == UPPER_DEVICE && branch_unusable(f))
+		take_fallback(p);
 	if (p->upper_kind == UPPER_DEVICE)
 		decide_branch(f, p);
+	if (p->upper_kind == UPPER_TMPFS && f->tmpfs_errno)
+		p->upper_kind = UPPER_NONE; /* a tmpfs that failed has nothing below it */
 	choose_backend(f, p);
 	if (p->backend == PLAN_COPYUP && f->no_copyup)
 		without_copyup(f, p);
+	p->kiosk = c->session_volatile && p->upper_kind == UPPER_DEVICE;
 	/* the boot layers the saved branch only under overlayfs, and not in failsafe */
 	p->session = c->session_volatile && p->upper_kind == UPPER_DEVICE &&
 		     p->backend == PLAN_OVERLAY;

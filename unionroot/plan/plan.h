@@ -31,6 +31,15 @@ struct plan_wait {
 	int kind;                      /* enum plan_wait_kind */
 	unsigned layer;                /* 1-based, the layer served; 0 for the writable branch */
 };
+/* The boot's step that failed on the writable branch: a fact like any other,
+ * so the plan is decided again and its fallback is what the boot does. */
+enum plan_step {
+	STEP_NONE, STEP_FIND, STEP_FSCK, STEP_MOUNT, STEP_LAYOUT, STEP_COPYUP, STEP_OVERLAY,
+	STEP_TMPFS
+};
+/* What a failed step leads to: union.onfail's four (in its order) for a
+ * device, a root without a writable branch when the tmpfs itself failed. */
+enum plan_fallback { FALLBACK_TMPFS, FALLBACK_SHELL, FALLBACK_REBOOT, FALLBACK_HALT, FALLBACK_READONLY };
 
 /* make COPYUP=0 leaves the copy-up backend out of the build */
 #ifdef UNIONROOT_NO_COPYUP
@@ -44,7 +53,10 @@ struct plan_facts {
 	int upper_present;             /* enum plan_presence: the writable device */
 	const char *upper_dev;         /* its node, "" or NULL when not known */
 	const char *upper_type;        /* its file system as probed, "" or NULL unknown */
-	char upper_failed[PLAN_WHY_MAX]; /* why the writable branch cannot be used, "" */
+	int failed_step;               /* enum plan_step: where the writable branch failed */
+	int failed_errno;              /* and why, as -errno (0 when no errno says it) */
+	int tmpfs_errno;               /* the volatile branch failed too: -errno, 0 not */
+	char upper_failed[PLAN_WHY_MAX]; /* that failure in words, for the plan's text */
 	int upper_file_missing;        /* a persistence file was looked for and is not there */
 	int have_overlay;              /* the kernel knows overlayfs (modules tried) */
 	int image_overlay;             /* the image carries an overlay module for it */
@@ -61,12 +73,15 @@ struct plan {
 	const char *lowers;            /* the read-only layers' SPECs, top-most first */
 	int upper_kind;                /* enum upper_kind */
 	int upper_failed;              /* the configured device falls to union.onfail */
+	int fallback;                  /* enum plan_fallback: what a failed step does */
 	int backend;                   /* enum plan_backend */
 	const char *backend_why;
 	struct boot_decision decided;  /* failsafe, upgrade, the state to save */
 	int reset_mode;                /* enum reset_mode */
 	const char *reset_why;
 	int session;                   /* kiosk: the saved branch under a tmpfs */
+	int kiosk;                     /* union.session=volatile on a persistent branch: a
+					* tmpfs takes the session (a copy of it in copy-up) */
 	struct verity_arg verity[SPEC_LIST_MAX]; /* the layers to verify */
 	unsigned nverity;
 	unsigned nlayers;              /* read-only layers configured */

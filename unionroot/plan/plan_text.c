@@ -35,6 +35,8 @@ static void upper_line(struct sbuf *sb, const struct plan *p, const char *spec)
 		sbuf_addf(sb, "%s on %s (%s), persistent\n", spec, dev, plan_upper_fs(p));
 	} else if (p->upper_kind == UPPER_DEVICE) {
 		sbuf_addf(sb, "%s, persistent (the device is looked for at boot)\n", spec);
+	} else if (f->tmpfs_errno) {
+		sbuf_add(sb, "tmpfs (volatile) failed; none: a read-only root\n");
 	} else if (p->upper_kind == UPPER_NONE) {
 		sbuf_add(sb, "none (union.upper=none): a read-only root\n");
 	} else {

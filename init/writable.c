@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: MIT
+/* Step 5's writable branch, carried out as the plan says: the device (with
+ * its control state, reset, failsafe and kiosk session) or a tmpfs. A step
+ * that fails is a fact for onfail(), which decides the plan again. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "branch.h"
+#include "crashpoint.h"
+#include "identity.h"
+#include "log.h"
+#include "manifest.h"
+#include "media.h"
+#include "reset.h"
+#include "sbuf.h"
+#include "state.h"
+#include "sys.h"
+
+static const char *const *lower_paths; /* the mounted read-only layers, for a reset */
+
+
+/* The layer's identity for upgrade detection; unknown identities switch the
+ * detection off for this boot rather than guess. */
+static void lower_identity(struct boot *b, unsigned i)
+{
+	int rc = identity_path(b->lower_dev[i], b->lower_id[i], sizeof(b->lower_id[i]));
+
+	if (rc < 0) {
+		log_warn("read-only layer %u %s: reading its identity failed: %s; upgrade detection is off for this boot",
+			 i + 1, b->lower_dev[i], strerror(-rc));
+		b->nlower_id = 0;
+	}
+}
+
+static void say_log(int level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	ur_log(level, "%s", msg);
+}
+
+/* Whether a copy-up finished on this branch before (its manifest is there). */
+static int copyup_done_before(int rw)
+{
+	struct stat st;
+
+	return fstatat(rw, BRANCH_STATE "/" MF_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Moves the mounted persistent branch out of the way, read-only, to SAVEDIR,
+ * with the nodev/nosuid of removable media kept (it is reachable in the
+ * root). 0, or -errno after unmounting it (reported, with what for). */
+static int keep_saved(const char *dev, const char *what)
+{
+	int rc = sys_mkdir_p(SAVEDIR, 0755);
+
+	if (rc == 0)
+		rc = sys_remount(RWDIR, MS_RDONLY | MS_NOATIME, 0);
+	if (rc == 0)
+		rc = sys_mount(RWDIR, SAVEDIR, NULL, MS_MOVE, NULL);
+	if (rc < 0) {
+		log_err("%s: keeping writable branch %s read-only at %s failed: %s; it is not mounted",
+			what, dev, SAVEDIR, strerror(-rc));
+		union_detach(RWDIR);
+	}
+	return rc;
+}
+
+/* The plan's failsafe: the persistent branch leaves the way untouched,
+ * read-only, under SAVEDIR; the caller goes on with the plan's tmpfs. */
+static void go_failsafe(struct boot *b, const char *dev, unsigned boots)
+{
+	IGNORE(strfmt(b->failsafe, sizeof(b->failsafe),
+		      "%u boots without 'unionroot boot-ok' (union.maxfails=%d)", boots,
+		      b->cfg.maxfails)); /* fits */
+	IGNORE(keep_saved(dev, "failsafe")); /* reported; the boot goes on volatile */
+	log_err("failsafe boot: writable branch %s: %s; booting a volatile root, the branch read-only at %s",
+		dev, b->failsafe, SAVEDIR);
+	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "volatile: failsafe: %s",
+		      b->failsafe)); /* fits */
+}
+
+/* Control state: boot counter and layer identities decide failsafe and the
+ * upgrade policy; a reset asked for wins over failsafe (the way out of a
+ * failsafe loop). 1 when this boot goes failsafe. */
+static int control_state(struct boot *b, int rw, struct reset_env *env, struct ur_state *next)
+{
+	static struct ur_state saved, now;
+	struct boot_decision d;
+	int rc = state_load(rw, &saved);
+
+	if (rc < 0)
+		log_err("control state .unionroot/%s on %s is %s; starting it afresh (boot counter 0, no layer identity known)",
+			STATE_FILE, b->upper_dev,
+			rc == -EINVAL ? "damaged" : rc == -EFBIG ? "oversized" : strerror(-rc));
+	/* identities only matter to a persistent branch: read them here */
+	b->nlower_id = b->nlower;
+	for (unsigned i = 0; i < b->nlower && b->nlower_id; i++)
+		lower_identity(b, i);
+	state_clear(&now);
+	now.nlower = b->nlower_id;
+	for (unsigned i = 0; i < b->nlower_id && i < STATE_LOWER_MAX; i++)
+		memcpy(now.lower[i], b->lower_id[i], sizeof(now.lower[i]));
+	b->facts.state_known = 1;
+	b->facts.state_rc = rc;
+	b->facts.saved = saved;
+	b->facts.now = now;
+	b->facts.reset_request = branch_reset_pending(rw);
+	plan_build(&b->facts, &b->plan);
+	d = b->plan.decided;
+	if (d.failsafe) {
+		b->boots = saved.boots;
+		go_failsafe(b, b->upper_dev, saved.boots);
+		return 1;
+	}
+	b->lower_changed = d.upgraded;
+	if (d.upgraded) {
+		static const char *const policy[] = { "keep", "reset", "keeplist" };
+
+		IGNORE(strfmt(b->upgrade, sizeof(b->upgrade), "read-only layer changed; union.upgrade=%s: %s",
+			      policy[b->cfg.upgrade],
+			      d.reset_mode == RESET_FACTORY ? "factory reset" :
+			      d.reset_mode == RESET_FACTORY_KEEPLIST ? "factory reset keeping the keep list" :
+			      "user changes stay on top of the new image")); /* fits */
+		log_note("%s", b->upgrade);
+	}
+	env->mode = d.reset_mode;
+	b->reset_why = d.reset_mode != RESET_NONE ? d.why : NULL;
+	*next = d.next;
+	b->boots = d.next.boots;
+	return 0;
+}
+
+
+/* The plan's kiosk session (union.session=volatile): what the admin saved becomes the top
+ * read-only layer, a tmpfs takes this session's changes. The reset, the
+ * boot counter and upgrades were applied to the saved branch first. In
+ * copy-up mode the tmpfs takes a copy of the saved root instead (usable: the
+ * saved branch holds a whole root). */
+static void go_session(struct boot *b, int usable)
+{
+	int saved = keep_saved(b->upper_dev, "kiosk session") == 0 && usable;
+
+	b->session_layer = saved;
+	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state),
+		      "volatile: kiosk session (union.session=volatile)%s%s%s",
+		      saved ? "; the saved branch " : "", saved ? b->upper_dev : "",
+		      !saved ? "" : b->plan.backend == PLAN_COPYUP ? " is copied into RAM (copy-up)" : " is a read-only layer")); /* fits */
+	log_note("kiosk session: %s; nothing of this boot persists", b->upper_state);
+}
+
+static int mount_tmpfs_upper(struct boot *b, char *why)
+{
+	char opts[64];
+	int rc;
+
+	if (b->cfg.size[0])
+		rc = strfmt(opts, sizeof(opts), "mode=0755,size=%s", b->cfg.size);
+	else
+		rc = strfmt(opts, sizeof(opts), "mode=0755");
+	if (rc == 0)
+		rc = sys_mount("tmpfs", RWDIR, "tmpfs", MS_NOSUID | MS_NODEV, opts);
+	if (rc < 0)
+		IGNORE(strfmt(why, PLAN_WHY_MAX, "mounting a tmpfs writable branch failed: %s",
+			      strerror(-rc))); /* fits */
+	if (!b->upper_state[0])
+		IGNORE(strcopy(b->upper_state, sizeof(b->upper_state), "volatile (union.upper=tmpfs)"));
+	return rc;
+}
+
+/* A writable branch on removable media (a USB stick anyone can prepare
+ * elsewhere) must not bring device nodes or setuid programs into the root:
+ * the flags go on the branch and on the union itself, whose mount is the
+ * one the kernel checks when such a file is opened or executed. */
+static unsigned long removable_flags(struct boot *b)
+{
+	static const char *const names[] = { "nodev,nosuid", "nodev", "none" };
+	/* a persistence file: the stick it lies on */
+	const char *dev = b->upper_medium[0] ? b->upper_medium : b->upper_dev;
+	unsigned long flags;
+
+	for (unsigned i = 0; i < b->devs.n; i++) {
+		const struct blkdev *d = &b->devs.d[i];
+
+		if (strcmp(d->path, dev) != 0 || !d->removable)
+			continue;
+		if (b->cfg.removable == REMOVABLE_NONE)
+			flags = 0;
+		else
+			flags = MS_NODEV | (b->cfg.removable == REMOVABLE_NODEV_NOSUID ? MS_NOSUID : 0);
+		log_note("writable branch %s is on removable media: the root is mounted %s (union.removable=%s)",
+			 b->upper_dev, flags ? names[b->cfg.removable] : "without nodev or nosuid",
+			 names[b->cfg.removable]);
+		return flags;
+	}
+	return 0;
+}
+
+/* A step of the branch failed: why says which and how, -errno returned. */
+static int failed(const struct boot *b, const char *what, int rc, char *why, size_t cap)
+{
+	IGNORE(strfmt(why, cap, "writable branch %s: %s failed: %s",
+		      b->upper_dev[0] ? b->upper_dev : "tmpfs", what, strerror(-rc))); /* may cut */
+	return rc;
+}
+
+/* Lays out upper/, work/ and .unionroot/ on the mounted branch with the
+ * reset env asks for, and says what it did; 0, or -errno with why. */
+static int lay_out(struct boot *b, int rw, const struct reset_env *env, char *why, size_t cap)
+{
+	const char *what = "laying out";
+	struct branch_result res;
+	int rc = branch_prepare(rw, env, &res, &what);
+
+	if (rc < 0)
+		return failed(b, what, rc, why, cap);
+	if (res.repaired)
+		log_warn("writable branch %s: a non-directory stood where upper/, work/ or .unionroot/ belong; moved it aside",
+			 b->upper_dev[0] ? b->upper_dev : "tmpfs");
+	if (res.recovered)
+		log_note("factory reset: finished a reset a power cut had interrupted");
+	if (res.reset_done) {
+		b->reset_applied = 1;
+		b->reset_kept = res.kept;
+		b->reset_refused = res.refused;
+		if (!b->reset_why || res.from_request)
+			b->reset_why = res.from_request ? "requested by 'unionroot reset'" : "union.reset";
+		log_note("factory reset (%s): the old writable tree is set aside, %u keep path(s) carried over%s; it is deleted after the switch",
+			 b->reset_why, res.kept, res.refused ? ", some refused (see above)" : "");
+	}
+	b->trash_pending = res.trash_pending || res.reset_done;
+	return 0;
+}
+
+/* The plan's volatile branch: an fd of its top, or -errno after onfail
+ * (the plan then has no writable branch). */
+static int tmpfs_branch(struct boot *b)
+{
+	struct reset_env env = { RESET_NONE, lower_paths, b->nlower, crashpoint_hit, say_log, NULL };
+	char why[PLAN_WHY_MAX];
+	int rw, rc = mount_tmpfs_upper(b, why);
+
+	if (rc < 0) {
+		onfail(b, STEP_TMPFS, rc, why);
+		return rc;
+	}
+	rw = open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rc = rw < 0 ? failed(b, "opening", -errno, why, sizeof(why)) :
+		      lay_out(b, rw, &env, why, sizeof(why));
+	if (rc < 0) {
+		if (rw >= 0)
+			close(rw);
+		union_detach(RWDIR);
+		onfail(b, STEP_TMPFS, rc, why);
+		return rc;
+	}
+	return rw;
+}
+
+/* Checks and mounts the plan's device at RWDIR: 0, or -errno with why and
+ * the step that failed. */
+static int device_mount(struct boot *b, const char *type, char *why, size_t cap, int *step)
+{
+	int rc;
+
+	*step = STEP_MOUNT;
+	if (fsck_branch(b, type, why, cap) < 0) {
+		*step = STEP_FSCK;
+		return -EUCLEAN;
+	}
+	modules_for_fs(b, type);
+	/* kept when a failsafe or kiosk boot goes on with a tmpfs: the stick
+	 * stays mounted at SAVEDIR, and in a kiosk is a layer */
+	b->root_flags = removable_flags(b);
+	watchdog_step(WD_STEP_S, "mounting writable branch %s (%s)", b->upper_dev, type);
+	crashpoint_stall(); /* tests: a mount that takes its time */
+	/* vfat: the kernel's default iocharset may be a module it lacks */
+	rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME | b->root_flags,
+		       b->cfg.upperflags[0] ? b->cfg.upperflags : media_mount_options(type));
+	watchdog_step_end();
+	if (rc < 0)
+		IGNORE(strfmt(why, cap, "mounting writable branch %s (%s) failed: %s%s", b->upper_dev,
+			      type, strerror(-rc),
+			      rc == -EROFS || rc == -EACCES ? " (a write-protected medium?)" : ""));
+	return rc;
+}
+
+/* The mounted device's top, when it can serve: it takes writes and, for
+ * copy-up, symbolic links. An fd, or -errno with why and the step, the
+ * device unmounted again. */
+static int device_open(struct boot *b, const char *type, char *why, size_t cap, int *step)
+{
+	int rw = open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (rw < 0) {
+		rw = failed(b, "opening", -errno, why, cap);
+	} else if (fd_readonly(rw)) {
+		/* "ro" in union.upperflags, or a file system that turns itself
+		 * read-only on errors it meets while mounting */
+		close(rw);
+		rw = -EROFS;
+		IGNORE(strfmt(why, cap,
+			      "writable branch %s (%s) is mounted read-only: file system errors (see dmesg) or ro in union.upperflags",
+			      b->upper_dev, type));
+	} else if (b->plan.backend == PLAN_COPYUP && !copyup_done_before(rw) &&
+		   branch_holds_symlinks(rw) == 0) {
+		/* copy-up onto it would lose every link of the image, /bin/sh
+		 * and the init among them: a root that cannot start. A branch
+		 * with a manifest took a copy before: no probe write each boot */
+		close(rw);
+		rw = -EOPNOTSUPP;
+		*step = STEP_COPYUP;
+		IGNORE(strfmt(why, cap,
+			      "writable branch %s (%s) cannot hold symbolic links, so no root can live on it (use ext4, f2fs, ubifs or jffs2)",
+			      b->upper_dev, type));
+	}
+	if (rw < 0)
+		union_detach(RWDIR);
+	return rw;
+}
+
+/* The plan's persistent branch: mounted, its control state read (a fact:
+ * the plan may now say failsafe), reset and laid out; the kiosk session's
+ * tmpfs goes on top. An fd of the top, or -errno after onfail. */
+static int device_branch(struct boot *b)
+{
+	const char *type = b->cfg.upperfs[0] ? b->cfg.upperfs : b->upper_type;
+	struct reset_env env = { RESET_NONE, lower_paths, b->nlower, crashpoint_hit, say_log, NULL };
+	static struct ur_state next;
+	char why[256];
+	int step, rw, rc;
+
+	state_clear(&next);
+	rc = device_mount(b, type, why, sizeof(why), &step);
+	rw = rc < 0 ? rc : device_open(b, type, why, sizeof(why), &step);
+	if (rw < 0) {
+		onfail(b, step, rw, why);
+		return rw;
+	}
+	room_at_mount(b, rw);
+	if (control_state(b, rw, &env, &next) == 1) {
+		close(rw);
+		return tmpfs_branch(b);
+	}
+	if (b->plan.backend == PLAN_COPYUP) {
+		/* copy-up restores the factory tree itself, only what differs: the
+		 * request becomes its marker and upper/ stays where it is */
+		IGNORE(copyup_take_reset(b, rw, env.mode)); /* 0 in copy-up mode */
+		env.mode = RESET_NONE;
+	}
+	rc = lay_out(b, rw, &env, why, sizeof(why));
+	if (rc < 0) {
+		close(rw);
+		union_detach(RWDIR);
+		onfail(b, STEP_LAYOUT, rc, why);
+		return rc;
+	}
+	rc = state_save(rw, &next);
+	if (rc < 0)
+		log_err("saving the control state on %s failed: %s; boot counting and upgrade detection miss this boot",
+			b->upper_dev, strerror(-rc));
+	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "persistent on %s (%s)",
+		      b->upper_dev, type)); /* fits: short names */
+	room_after_boot(b, rw);
+	if (!b->plan.kiosk)
+		return rw;
+	rc = b->plan.backend != PLAN_COPYUP || copyup_saved(b, rw) == 0;
+	close(rw);
+	go_session(b, rc);
+	return tmpfs_branch(b);
+}
+
+static int has_branch(const struct plan *p)
+{
+	return p->upper_kind != UPPER_NONE && p->backend != PLAN_READONLY;
+}
+
+int writable_branch(struct boot *b, const char *const *lowers)
+{
+	int rw = sys_mkdir_p(RWDIR, 0755), again = rw == 0;
+
+	lower_paths = lowers;
+	if (rw == 0)
+		rw = -ENOENT; /* when the plan has no branch */
+	if (b->plan.upper_failed && b->facts.failed_step == STEP_NONE && !b->plan.upper_needs_copyup) {
+		/* the plan fell back on the probe alone: said as a failed mount */
+		char why[PLAN_WHY_MAX];
+
+		IGNORE(strfmt(why, sizeof(why), "writable branch %s holds no known file system",
+			      b->upper_dev)); /* fits */
+		onfail(b, STEP_MOUNT, -EMEDIUMTYPE, why);
+	}
+	while (again && has_branch(&b->plan)) {
+		int kind = b->plan.upper_kind;
+
+		rw = kind == UPPER_DEVICE ? device_branch(b) : tmpfs_branch(b);
+		/* a failure is a fact that moved the plan on: carry out the new one */
+		again = rw < 0 && b->plan.upper_kind != kind;
+	}
+	/* what was carried out: a kiosk's or failsafe's top is the tmpfs */
+	b->upper_kind = rw < 0 ? UPPER_NONE :
+			b->plan.upper_kind == UPPER_DEVICE && !b->plan.kiosk ? UPPER_DEVICE : UPPER_TMPFS;
+	return rw;
+}
