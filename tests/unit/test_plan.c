@@ -304,6 +304,24 @@ static void without_copyup_a_branch_that_needs_it_takes_onfail(void)
 	check_table(no_copyup_table, sizeof(no_copyup_table) / sizeof(no_copyup_table[0]), 1);
 }
 
+/* The facts of a boot whose writable device DEV holds TYPE, on the board
+ * with EXTRA on the command line, on a kernel with overlayfs. */
+static void device_facts(struct config *c, struct plan_facts *f, const char *extra, const char *dev,
+			 const char *type)
+{
+	char buf[256];
+
+	config_defaults(c);
+	snprintf(buf, sizeof(buf), "%s %s", BOARD, extra);
+	config_apply_text(c, buf, 0, no_err, NULL);
+	memset(f, 0, sizeof(*f));
+	f->cfg = c;
+	f->upper_present = PRESENT_YES;
+	f->upper_dev = dev;
+	f->upper_type = type;
+	f->have_overlay = 1;
+}
+
 /* The boot's own decisions come from the same plan: a failsafe boot's
  * writable branch is a tmpfs, and the backend is chosen for that tmpfs. */
 static void failsafe_on_vfat_takes_an_overlay_over_tmpfs(void)
@@ -311,17 +329,8 @@ static void failsafe_on_vfat_takes_an_overlay_over_tmpfs(void)
 	static struct config c;
 	static struct plan_facts f;
 	static struct plan p;
-	char buf[256];
 
-	config_defaults(&c);
-	snprintf(buf, sizeof(buf), "%s union.maxfails=1", BOARD);
-	config_apply_text(&c, buf, 0, no_err, NULL);
-	memset(&f, 0, sizeof(f));
-	f.cfg = &c;
-	f.upper_present = PRESENT_YES;
-	f.upper_dev = "/dev/sda1";
-	f.upper_type = "vfat";
-	f.have_overlay = 1;
+	device_facts(&c, &f, "union.maxfails=1", "/dev/sda1", "vfat");
 	plan_build(&f, &p);
 	CHECK_INT(p.upper_kind, UPPER_DEVICE);
 	CHECK_INT(p.backend, PLAN_COPYUP);
@@ -514,17 +523,8 @@ static void a_kiosk_session_needs_the_persistent_branch(void)
 	static struct config c;
 	static struct plan_facts f;
 	static struct plan p;
-	char buf[256];
 
-	config_defaults(&c);
-	snprintf(buf, sizeof(buf), "%s union.session=volatile union.maxfails=2", BOARD);
-	config_apply_text(&c, buf, 0, no_err, NULL);
-	memset(&f, 0, sizeof(f));
-	f.cfg = &c;
-	f.upper_present = PRESENT_YES;
-	f.upper_dev = "/dev/vdb";
-	f.upper_type = "vfat";
-	f.have_overlay = 1;
+	device_facts(&c, &f, "union.session=volatile union.maxfails=2", "/dev/vdb", "vfat");
 	plan_build(&f, &p);
 	CHECK_INT(p.kiosk, 1);
 	CHECK_INT(p.backend, PLAN_COPYUP);
