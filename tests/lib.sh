@@ -134,9 +134,12 @@ boot() {
 	# FAT says "Volume was not properly unmounted. Some data may be corrupt"
 	# whenever its dirty flag is set, which a stick holding a persistence
 	# file keeps from one power-off to the next (it holds the root)
-	if grep -av -e 'corrupted PEBs: 0$' -e 'fsck.f2fs: Info: Fix the reported corruption' \
-		-e 'FAT-fs ([a-z0-9]*): Volume was not properly unmounted' "$log" | grep -aEq 'Kernel panic|Oops|BUG:|corrupt'; then
-		echo "boot: the console shows a panic, oops or corruption (see $log)" >&2
+	local bad
+	bad=$(grep -av -e 'corrupted PEBs: 0$' -e 'fsck.f2fs: Info: Fix the reported corruption' \
+		-e 'FAT-fs ([a-z0-9]*): Volume was not properly unmounted' "$log" | grep -aE -m 3 'Kernel panic|Oops|BUG:|corrupt')
+	if [ -n "$bad" ]; then
+		# the lines themselves: the log goes with the scratch directory
+		echo "boot: the console shows a panic, oops or corruption (see $log): $(echo "$bad" | tr '\n' '|')" >&2
 		return 1
 	fi
 	grep -q '^real-init: cmd exit=' "$log"
