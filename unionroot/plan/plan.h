@@ -37,9 +37,13 @@ enum plan_step {
 	STEP_NONE, STEP_FIND, STEP_FSCK, STEP_MOUNT, STEP_LAYOUT, STEP_COPYUP, STEP_OVERLAY,
 	STEP_TMPFS
 };
-/* What a failed step leads to: union.onfail's four (in its order) for a
- * device, a root without a writable branch when the tmpfs itself failed. */
-enum plan_fallback { FALLBACK_TMPFS, FALLBACK_SHELL, FALLBACK_REBOOT, FALLBACK_HALT, FALLBACK_READONLY };
+/* What a failed step leads to: union.onfail's four for a device (the same
+ * values, so config_onfail_name() names them), a root without a writable
+ * branch when the tmpfs itself failed. */
+enum plan_fallback {
+	FALLBACK_TMPFS = ONFAIL_TMPFS, FALLBACK_SHELL = ONFAIL_SHELL, FALLBACK_REBOOT = ONFAIL_REBOOT,
+	FALLBACK_HALT = ONFAIL_HALT, FALLBACK_READONLY
+};
 
 /* make COPYUP=0 leaves the copy-up backend out of the build */
 #ifdef UNIONROOT_NO_COPYUP
