@@ -9,209 +9,37 @@
  * and renames it into place, so every path holds the old or the new version;
  * removals are unlinks. The new manifest is committed last: until then the
  * old one is the base, and a re-run sees installed files equal to the image
- * (decided "equal to theirs") and converges to the same tree. */
-#include "copyup.h"
+ * (decided "equal to theirs") and converges to the same tree.
+ *
+ * This file walks; copyup_land.c lands an entry, copyup_gone.c handles what
+ * left the image. */
+#include "copyup_walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
-#include <linux/openat2.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <stdio.h> /* renameat */
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "branch.h"
 #include "copyup_rec.h"
-#include "copyup_tables.h"
 #include "log.h"
-#include "relpath.h"
 #include "rmtree.h"
-#include "sbuf.h"
 #include "sys.h"
-#include "treecopy.h"
 
-#define DEPTH_MAX 256
 #define NOTES_MAX 8
-#define NAME_MAX_ 255
-
-struct run {
-	int action, img, top, rw, state, stage, trash;
-	struct mreader *m;
-	struct mwriter *w;
-	struct copyup_result *res;
-	struct tc_stats tc;
-	struct relpath rel;
-	struct nametab names;
-	struct linktab links;
-	unsigned seq, notes;
-	struct mrec rec;
-};
-
-/* What removed() keeps of a manifest record while the cursor moves on. */
-struct brief {
-	char type;
-	unsigned mode, uid, gid;
-	uint64_t size, hash, ino;
-	int64_t mtime, ctime;
-	uint32_t mtime_ns, ctime_ns;
-};
 
 static struct mreader reader;
 static struct mwriter writer;
 static struct run R;
 
-/* ---- small helpers ----------------------------------------------------------- */
-
-static void note(struct run *r, const char *what)
+void cu_note(struct run *r, const char *what)
 {
 	if (r->notes++ < NOTES_MAX)
 		log_warn("copy-up: /%s %s", r->rel.s, what);
 	else if (r->notes == NOTES_MAX + 1)
 		log_warn("copy-up: more notes like these are not shown");
-}
-
-static const char *last_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-static void brief_of(struct brief *b, const struct mrec *m)
-{
-	b->type = m->type;
-	b->mode = m->mode;
-	b->uid = m->uid;
-	b->gid = m->gid;
-	b->size = m->size;
-	b->hash = m->hash;
-	b->ino = m->ino;
-	b->mtime = m->mtime;
-	b->ctime = m->ctime;
-	b->mtime_ns = m->mtime_ns;
-	b->ctime_ns = m->ctime_ns;
-}
-
-static void rec_of(struct mrec *m, const struct brief *b)
-{
-	m->type = b->type;
-	m->mode = b->mode;
-	m->uid = b->uid;
-	m->gid = b->gid;
-	m->size = b->size;
-	m->hash = b->hash;
-	m->ino = b->ino;
-	m->mtime = b->mtime;
-	m->ctime = b->ctime;
-	m->mtime_ns = b->mtime_ns;
-	m->ctime_ns = b->ctime_ns;
-}
-
-/* ---- hard links of the image ------------------------------------------------ */
-
-/* Links ddir/dname to the earlier path of the same image inode, if any. */
-static int link_try(struct run *r, uint64_t ino, int ddir, const char *dname, uint64_t *hash)
-{
-	char parent[MF_PATH_MAX];
-	const char *p = linktab_find(&r->links, ino, hash), *slash;
-	int pfd, rc;
-
-	if (!p)
-		return 0;
-	slash = strrchr(p, '/');
-	if (slash) {
-		memcpy(parent, p, (size_t)(slash - p));
-		parent[slash - p] = '\0';
-		pfd = sys_openat2(r->top, parent, O_PATH | O_DIRECTORY,
-				  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV);
-		if (pfd < 0)
-			return 0; /* copy instead */
-	} else {
-		pfd = r->top;
-	}
-	rc = linkat(pfd, slash ? slash + 1 : p, ddir, dname, 0) < 0 ? -errno : 1;
-	if (pfd != r->top)
-		close(pfd);
-	return rc < 0 ? 0 : 1;
-}
-
-/* ---- landing ------------------------------------------------------------------ */
-
-static int to_trash(struct run *r, int dir, const char *name)
-{
-	char dst[64];
-
-	for (;;) {
-		if (strfmt(dst, sizeof(dst), "copyup.%llu.%u", (unsigned long long)sys_now_ms(),
-			   r->seq++) < 0)
-			return -ENAMETOOLONG;
-		if (renameat(dir, name, r->trash, dst) == 0)
-			return 0;
-		if (errno != EEXIST && errno != ENOTEMPTY)
-			return -errno;
-	}
-}
-
-static int fsync_at(int dir, const char *name)
-{
-	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), rc = 0;
-
-	if (fd < 0)
-		return errno == ELOOP ? 0 : -errno; /* a symlink: its rename is the commit */
-	if (fsync(fd) < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
-/* Makes theirs (idir/name, lstat tst) the user's entry at udir/name, which
- * may hold something (ust valid when uhave). Staged and renamed in place. */
-static int install(struct run *r, int idir, int udir, const char *name, const struct stat *tst,
-		   int uhave, const struct stat *ust, uint64_t *hash)
-{
-	int rc, linked = 0;
-
-	if (r->action == CU_COPY) {
-		if (!S_ISDIR(tst->st_mode) && tst->st_nlink > 1)
-			linked = link_try(r, tst->st_ino, udir, name, hash);
-		return linked ? 0 : tc_copy(idir, name, tst, udir, name, hash, &r->tc);
-	}
-	if (S_ISDIR(tst->st_mode) && uhave && S_ISDIR(ust->st_mode)) {
-		rc = tc_dir_meta(idir, name, tst, udir, name);
-		if (rc == 0)
-			rc = tc_hash(idir, name, tst, hash);
-		return rc;
-	}
-	if (unlinkat(r->stage, "f", 0) < 0 && errno == EISDIR) {
-		struct stat sst;
-
-		/* a directory left in the stage by a failed swap: the stage is ours */
-		if (fstat(r->stage, &sst) == 0)
-			IGNORE(rmtree_contents(r->stage, sst.st_dev)); /* the next copy says EEXIST if not */
-	}
-	if (!S_ISDIR(tst->st_mode) && tst->st_nlink > 1)
-		linked = link_try(r, tst->st_ino, r->stage, "f", hash);
-	if (!linked) {
-		rc = tc_copy(idir, name, tst, r->stage, "f", hash, &r->tc);
-		if (rc == 0 && S_ISREG(tst->st_mode))
-			rc = fsync_at(r->stage, "f");
-		if (rc < 0)
-			return rc;
-	}
-	if (uhave && (S_ISDIR(ust->st_mode) || S_ISDIR(tst->st_mode))) {
-		/* a directory on either side cannot be renamed over: swap, then
-		 * the old one goes to the trash (a cut leaves old or new) */
-		rc = sys_renameat2(r->stage, "f", udir, name, RENAME_EXCHANGE);
-		if (rc == 0)
-			return to_trash(r, r->stage, "f");
-		rc = to_trash(r, udir, name);
-		if (rc < 0)
-			return rc;
-	}
-	return renameat(r->stage, "f", udir, name) < 0 ? -errno : 0;
 }
 
 /* ---- the walk ------------------------------------------------------------------ */
@@ -240,104 +68,151 @@ static int fatal(int rc)
 
 static int walk(struct run *r, int idir, int udir, int depth);
 
-/* The manifest's next record lies under the current directory and is not
- * in the image any more (r->rel.s is the directory; restored on return). */
-static int removed(struct run *r, int udir, int depth)
+/* One entry of the image as the walk meets it: its lstat and record, the
+ * user's copy, and the facts of the decision. */
+struct ent {
+	struct stat tst, ust;
+	struct mrec theirs;
+	uint64_t th;               /* the image's hash, when th_known */
+	int th_known, uhave;
+	struct cu_facts f;
+};
+
+/* The facts of idir/name (r->rel.s): the image's entry against the
+ * manifest's record at the cursor (cmp == 0), the user's copy against both.
+ * The cursor then moves past that record. 0 or -errno. */
+static int entry_facts(struct run *r, int idir, int udir, const char *name, int cmp, struct ent *e)
 {
-	size_t mine = strlen(r->m->cur.path), parent = r->rel.len;
-	struct cu_facts f = { 1, U_ABSENT, T_ABSENT, 0, udir < 0, r->action == CU_RESTORE };
-	struct cu_decision d;
-	char name[NAME_MAX_ + 1];
-	struct brief b;
-	struct mrec base;
-	struct stat ust;
-	uint64_t uh;
-	int known, rc, child = -1;
+	const struct mrec *base = NULL;
+	uint64_t uh = 0;
+	int uh_known = 0, rc;
 
-	if (depth > DEPTH_MAX || mine >= sizeof(r->rel.s) || strlen(last_name(r->m->cur.path)) > NAME_MAX_)
-		return -E2BIG;
-	memcpy(r->rel.s, r->m->cur.path, mine + 1);
-	r->rel.len = mine;
-	memcpy(name, last_name(r->rel.s), strlen(last_name(r->rel.s)) + 1);
-	brief_of(&b, &r->m->cur);
-	rc = mreader_next(r->m);
-	if (rc < 0)
-		return rc;
-	rec_of(&base, &b);
-	f.user = rec_user_state(udir, name, &base, &ust, &uh, &known);
-	d = copyup_decide(&f);
-	if (b.type == 'd' && f.user != U_ABSENT && S_ISDIR(ust.st_mode))
-		child = openat(udir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	while (b.type == 'd' && r->m->have && mf_path_under(r->m->cur.path, r->rel.s)) {
-		rc = removed(r, child, depth + 1);
-		relpath_pop(&r->rel, mine);
-		if (rc < 0) {
-			if (child >= 0)
-				close(child);
-			return rc;
+	rec_fill(&e->theirs, &e->tst);
+	if (r->m->have && cmp == 0) {
+		base = &r->m->cur;
+		e->f.base = 1;
+		if (rec_meta_eq(&e->theirs, base)) {
+			rc = tc_hash(idir, name, &e->tst, &e->th);
+			if (rc < 0)
+				return rc;
+			e->th_known = 1;
+			e->f.theirs = e->th == base->hash ? T_SAME : T_CHANGED;
 		}
 	}
-	if (child >= 0)
-		close(child);
-	if (d.act == A_REMOVE) {
-		int flags = f.user != U_ABSENT && S_ISDIR(ust.st_mode) ? AT_REMOVEDIR : 0;
+	if (!e->f.parent_gone)
+		e->f.user = rec_user_state(udir, name, base, &e->ust, &uh, &uh_known);
+	e->uhave = e->f.user != U_ABSENT;
+	if (e->uhave) {
+		struct mrec u;
 
-		if (unlinkat(udir, name, flags) == 0) {
-			r->res->removed++;
-		} else if (errno == ENOTEMPTY || errno == EEXIST) {
-			if (r->action == CU_RESTORE && to_trash(r, udir, name) == 0) {
-				r->res->removed++;
-			} else {
-				r->res->kept++;
-				note(r, "left the image but holds your files; kept");
-			}
-		} else if (errno != ENOENT) {
-			rc = -errno;
-			relpath_pop(&r->rel, parent);
-			return rc;
+		rec_fill(&u, &e->ust);
+		if (rec_meta_eq(&u, &e->theirs)) {
+			if (!e->th_known && tc_hash(idir, name, &e->tst, &e->th) == 0)
+				e->th_known = 1;
+			if (!uh_known && tc_hash(udir, name, &e->ust, &uh) == 0)
+				uh_known = 1;
+			e->f.user_is_theirs = e->th_known && uh_known && e->th == uh;
 		}
-	} else if (d.act == A_KEEP_USER) {
-		r->res->kept++;
-		if (d.note == N_KEPT_REMOVED)
-			note(r, "left the image; your changed copy is kept");
 	}
-	relpath_pop(&r->rel, parent);
-	return 0;
+	rc = base ? mreader_next(r->m) : 0;
+	return rc < 0 ? rc : 0;
 }
 
-/* One record of the manifest under r->rel.s that the image no longer has. */
-static int drain_one(struct run *r, int udir, int depth)
+/* Carries out decision d for idir/name, counts it, and writes its record.
+ * 0, or -errno when the run cannot go on. */
+static int entry_act(struct run *r, int idir, int udir, const char *name, struct ent *e,
+		     struct cu_decision *d)
 {
-	size_t here = r->rel.len;
 	int rc;
 
-	if (strchr(r->m->cur.path + (here ? here + 1 : 0), '/'))
-		return mreader_next(r->m); /* deeper than a child, without its parent: skip */
-	rc = removed(r, udir, depth);
-	relpath_pop(&r->rel, here);
-	return rc;
-}
-
-static int drain(struct run *r, int udir, int depth)
-{
-	while (r->m->have && mf_path_under(r->m->cur.path, r->rel.s)) {
-		int rc = drain_one(r, udir, depth);
-
+	switch (d->act) {
+	case A_INSTALL:
+		rc = cu_install(r, idir, udir, name, &e->tst, e->uhave, &e->ust, &e->th);
+		if (rc < 0) {
+			if (fatal(rc))
+				return rc;
+			r->res->errors++;
+			cu_note(r, "could not be copied from the image");
+			log_warn("copy-up: /%s: %s", r->rel.s, strerror(-rc));
+			d->rec = R_UNSTAMPED;
+			rc = tc_hash(idir, name, &e->tst, &e->th);
+			if (rc < 0)
+				return rc; /* the image itself is unreadable */
+		}
+		e->th_known = 1;
+		if (r->action != CU_COPY && (e->uhave || e->f.base))
+			r->res->updated++;
+		else
+			r->res->copied++;
+		break;
+	case A_KEEP_USER:
+		r->res->kept++;
+		if (d->note == N_CONFLICT) {
+			r->res->conflicts++;
+			cu_note(r, "changed by you and in the image; your version is kept");
+		}
+		break;
+	default:
+		if (d->note == N_STAYS_DELETED) {
+			r->res->stay_deleted++;
+			cu_note(r, "deleted by you and changed in the image; stays deleted");
+		}
+		break;
+	}
+	if (!e->th_known && d->rec != R_DROP) {
+		rc = tc_hash(idir, name, &e->tst, &e->th);
 		if (rc < 0)
 			return rc;
 	}
-	return 0;
+	if (d->rec == R_STAMPED && e->tst.st_nlink > 1 && !S_ISDIR(e->tst.st_mode))
+		linktab_add(&r->links, e->tst.st_ino, e->th, r->rel.s, r->rel.len);
+	return emit(r, d->rec, udir, name, e->th, &e->theirs);
+}
+
+/* The user's directory udir/name: its fd, or -1 when it is none. */
+static int user_dir(int udir, const char *name)
+{
+	struct stat now;
+
+	if (udir < 0 || fstatat(udir, name, &now, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(now.st_mode))
+		return -1;
+	return openat(udir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* What lies below idir/name: the image's directory, walked; or the
+ * manifest's records under a directory that became something else. */
+static int entry_below(struct run *r, int idir, int udir, const char *name, int depth,
+		       const struct ent *e, int installed)
+{
+	int rc, uchild;
+
+	if (S_ISDIR(e->tst.st_mode)) {
+		int ichild = openat(idir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (ichild < 0)
+			return -errno;
+		uchild = e->f.parent_gone ? -1 : user_dir(udir, name);
+		rc = walk(r, ichild, uchild, depth + 1);
+		if (rc == 0 && installed && uchild >= 0)
+			IGNORE(tc_times(udir, name, &e->tst)); /* times are cosmetic for a directory */
+		close(ichild);
+	} else if (r->m->have && mf_path_under(r->m->cur.path, r->rel.s)) {
+		uchild = user_dir(udir, name);
+		rc = cu_drain(r, uchild, depth + 1);
+	} else {
+		return 0;
+	}
+	if (uchild >= 0)
+		close(uchild);
+	return rc;
 }
 
 static int entry(struct run *r, int idir, int udir, const char *name, int depth, int parent_gone)
 {
-	struct cu_facts f = { 0, U_ABSENT, T_CHANGED, 0, parent_gone, r->action == CU_RESTORE };
+	struct ent e = { .f = { 0, U_ABSENT, T_CHANGED, 0, parent_gone, r->action == CU_RESTORE } };
 	struct cu_decision d;
-	struct stat tst, ust;
-	struct mrec theirs, *base = NULL;
-	uint64_t th = 0, uh = 0;
-	int th_known = 0, uh_known = 0, uhave, rc, cmp = 1;
 	size_t dirlen = r->rel.len, old;
+	int rc, cmp = 1;
 
 	rc = relpath_push(&r->rel, name, &old);
 	if (rc < 0)
@@ -345,121 +220,24 @@ static int entry(struct run *r, int idir, int udir, const char *name, int depth,
 	/* the manifest's records before this path left the image */
 	while (r->m->have && (cmp = mf_path_cmp(r->m->cur.path, r->rel.s)) < 0) {
 		relpath_pop(&r->rel, dirlen);
-		rc = drain_one(r, udir, depth);
+		rc = cu_drain_one(r, udir, depth);
 		if (rc < 0)
 			return rc;
 		IGNORE(relpath_push(&r->rel, name, &old)); /* fitted before */
 	}
-	if (fstatat(idir, name, &tst, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(idir, name, &e.tst, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	if (!tc_type(tst.st_mode)) {
-		relpath_pop(&r->rel, old);
-		return 0;
-	}
-	rec_fill(&theirs, &tst);
-	if (r->m->have && cmp == 0) {
-		base = &r->m->cur;
-		f.base = 1;
-		if (rec_meta_eq(&theirs, base)) {
-			rc = tc_hash(idir, name, &tst, &th);
-			if (rc < 0)
-				return rc;
-			th_known = 1;
-			f.theirs = th == base->hash ? T_SAME : T_CHANGED;
+	rc = 0;
+	if (tc_type(e.tst.st_mode)) {
+		rc = entry_facts(r, idir, udir, name, cmp, &e);
+		if (rc == 0) {
+			d = copyup_decide(&e.f);
+			rc = entry_act(r, idir, udir, name, &e, &d);
 		}
-	}
-	f.user = parent_gone ? U_ABSENT : rec_user_state(udir, name, base, &ust, &uh, &uh_known);
-	uhave = f.user != U_ABSENT;
-	if (uhave) {
-		struct mrec u;
-
-		rec_fill(&u, &ust);
-		if (rec_meta_eq(&u, &theirs)) {
-			if (!th_known && tc_hash(idir, name, &tst, &th) == 0)
-				th_known = 1;
-			if (!uh_known && tc_hash(udir, name, &ust, &uh) == 0)
-				uh_known = 1;
-			f.user_is_theirs = th_known && uh_known && th == uh;
-		}
-	}
-	d = copyup_decide(&f);
-	if (base) {
-		base = NULL; /* the cursor moves on now */
-		rc = mreader_next(r->m);
-		if (rc < 0)
-			return rc;
-	}
-	switch (d.act) {
-	case A_INSTALL:
-		rc = install(r, idir, udir, name, &tst, uhave, &ust, &th);
-		if (rc < 0) {
-			if (fatal(rc))
-				return rc;
-			r->res->errors++;
-			note(r, "could not be copied from the image");
-			log_warn("copy-up: /%s: %s", r->rel.s, strerror(-rc));
-			d.rec = R_UNSTAMPED;
-			rc = tc_hash(idir, name, &tst, &th);
-			if (rc < 0)
-				return rc; /* the image itself is unreadable */
-		}
-		th_known = 1;
-		if (r->action != CU_COPY && (uhave || f.base))
-			r->res->updated++;
+		if (rc == 0)
+			rc = entry_below(r, idir, udir, name, depth, &e, d.act == A_INSTALL);
 		else
-			r->res->copied++;
-		break;
-	case A_KEEP_USER:
-		r->res->kept++;
-		if (d.note == N_CONFLICT) {
-			r->res->conflicts++;
-			note(r, "changed by you and in the image; your version is kept");
-		}
-		break;
-	default:
-		if (d.note == N_STAYS_DELETED) {
-			r->res->stay_deleted++;
-			note(r, "deleted by you and changed in the image; stays deleted");
-		}
-		break;
-	}
-	if (!th_known && d.rec != R_DROP) {
-		rc = tc_hash(idir, name, &tst, &th);
-		if (rc < 0)
 			return rc;
-	}
-	if (d.rec == R_STAMPED && tst.st_nlink > 1 && !S_ISDIR(tst.st_mode))
-		linktab_add(&r->links, tst.st_ino, th, r->rel.s, r->rel.len);
-	rc = emit(r, d.rec, udir, name, th, &theirs);
-	if (rc < 0)
-		return rc;
-
-	if (S_ISDIR(tst.st_mode)) {
-		int ichild, uchild = -1;
-		struct stat now;
-
-		ichild = openat(idir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (ichild < 0)
-			return -errno;
-		if (udir >= 0 && !parent_gone && fstatat(udir, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(now.st_mode))
-			uchild = openat(udir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		rc = walk(r, ichild, uchild, depth + 1);
-		if (rc == 0 && d.act == A_INSTALL && uchild >= 0)
-			IGNORE(tc_times(udir, name, &tst)); /* times are cosmetic for a directory */
-		close(ichild);
-		if (uchild >= 0)
-			close(uchild);
-	} else if (r->m->have && mf_path_under(r->m->cur.path, r->rel.s)) {
-		/* a directory in the base became something else in the image */
-		int uchild = -1;
-		struct stat now;
-
-		if (udir >= 0 && fstatat(udir, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(now.st_mode))
-			uchild = openat(udir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		rc = drain(r, uchild, depth + 1);
-		if (uchild >= 0)
-			close(uchild);
 	}
 	relpath_pop(&r->rel, old);
 	return rc;
@@ -476,7 +254,7 @@ static int walk(struct run *r, int idir, int udir, int depth)
 	for (size_t i = 0; rc == 0 && i < count; i++)
 		rc = entry(r, idir, udir, nametab_name(&r->names, first + i), depth, parent_gone);
 	if (rc == 0)
-		rc = drain(r, udir, depth);
+		rc = cu_drain(r, udir, depth);
 	if (rc == 0 && r->action == CU_RESTORE && udir >= 0) {
 		/* the user's own entries: a reset takes them away */
 		size_t ufirst, ucount;
@@ -487,7 +265,7 @@ static int walk(struct run *r, int idir, int udir, int depth)
 
 			if (nametab_has(&r->names, first, count, nm))
 				continue;
-			rc = to_trash(r, udir, nm);
+			rc = cu_to_trash(r, udir, nm);
 			if (rc == 0)
 				r->res->removed++;
 		}
