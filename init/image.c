@@ -285,6 +285,72 @@ const char *image_why(int rc)
 	return why_text(rc);
 }
 
+/* Mounts level i of the chain (the medium, or the loop of the level
+ * before, ld) and opens r->paths[i] beneath it: the fd (st its stat), or
+ * -errno with the reason logged. */
+static int open_level(struct boot *b, struct chain *c, const struct image_req *r, unsigned i,
+		      const char *dev, const char *type, const struct loopdev *ld, struct stat *st)
+{
+	int rc, dir, fd;
+
+	rc = mount_level(b, c, dev, type, i ? ld->path : "", r->rw);
+	if (rc < 0) {
+		log_err("%s: mounting %s (%s) %s to look for %s failed: %s", r->role, dev,
+			type, r->rw ? "read-write" : "read-only", r->paths[i], strerror(-rc));
+		return rc;
+	}
+	dir = level_fd(c);
+	fd = dir < 0 ? -errno :
+		       sys_file_check(sys_open_beneath(dir, r->paths[i],
+						       (r->rw ? O_RDWR : O_RDONLY) | IMAGE_FLAGS),
+				      st);
+	if (dir >= 0)
+		close(dir);
+	if (fd < 0 && !(r->quiet_enoent && i == 0 && fd == -ENOENT))
+		log_err("%s: image %s on %s: %s", r->role, r->paths[i], dev, why_text(fd));
+	return fd;
+}
+
+/* union.toram of a whole device (no path): its copy in RAM attached to ld.
+ * 1 done, 0 not copied (the device serves), -errno the copy's loop failed. */
+static int device_toram(const struct image_req *r, struct loopdev *ld, struct probe_info *info)
+{
+	int fd = open(r->dev, O_RDONLY | O_CLOEXEC), copy, rc;
+	struct probe_src src;
+
+	if (fd < 0 || probe_src_fd(&src, fd) < 0)
+		copy = -EIO;
+	else
+		copy = toram_copy(fd, src.size, r->role);
+	if (fd >= 0)
+		close(fd);
+	if (copy < 0)
+		return 0;
+	rc = attach(copy, 0, ld, info);
+	close(copy);
+	if (rc < 0) {
+		log_err("%s: the copy of %s in RAM: %s", r->role, r->dev, why_text(rc));
+		return rc;
+	}
+	return 1;
+}
+
+/* r->via: "/dev/sr0:/live/x.squashfs (direct I/O)", for the status. */
+static void via_text(struct image_req *r, int in_ram, int direct_io)
+{
+	struct sbuf sb;
+
+	sbuf_init(&sb, r->via, sizeof(r->via));
+	sbuf_add(&sb, r->dev);
+	for (unsigned i = 0; i < r->npaths; i++)
+		sbuf_addf(&sb, ":%s", r->paths[i]);
+	if (in_ram)
+		sbuf_add(&sb, " (copied to RAM)");
+	else if (r->npaths)
+		sbuf_add(&sb, direct_io ? " (direct I/O)" : " (buffered I/O)");
+	IGNORE(sbuf_done(&sb)); /* a cut status line is fine */
+}
+
 int image_open(struct boot *b, struct image_req *r)
 {
 	struct chain c = { .n = 0 };
@@ -296,27 +362,12 @@ int image_open(struct boot *b, struct image_req *r)
 	r->via[0] = '\0';
 	for (unsigned i = 0; i < r->npaths; i++) {
 		struct stat st = { .st_size = 0 }; /* set by sys_file_check when fd >= 0 */
-		int dir, fd;
+		int fd = open_level(b, &c, r, i, dev, type, &ld, &st);
 
-		rc = mount_level(b, &c, dev, type, i ? ld.path : "", r->rw);
-		if (rc == 0)
-			loose = 0;
-		if (rc < 0) {
-			log_err("%s: mounting %s (%s) %s to look for %s failed: %s", r->role, dev,
-				type, r->rw ? "read-write" : "read-only", r->paths[i], strerror(-rc));
-			goto fail;
-		}
-		dir = level_fd(&c);
-		fd = dir < 0 ? -errno :
-			       sys_file_check(sys_open_beneath(dir, r->paths[i],
-							       (r->rw ? O_RDWR : O_RDONLY) | IMAGE_FLAGS),
-					      &st);
-		if (dir >= 0)
-			close(dir);
+		if (c.n > i)
+			loose = 0; /* level i is mounted: the loop before it is the chain's now */
 		if (fd < 0) {
 			rc = fd;
-			if (!(r->quiet_enoent && i == 0 && rc == -ENOENT))
-				log_err("%s: image %s on %s: %s", r->role, r->paths[i], dev, why_text(rc));
 			goto fail;
 		}
 		if (i + 1 == r->npaths && r->toram) {
@@ -346,23 +397,11 @@ int image_open(struct boot *b, struct image_req *r)
 		IGNORE(strcopy(r->out_type, sizeof(r->out_type), info.type)); /* 16 bytes both */
 	}
 	if (r->npaths == 0 && r->toram) {
-		int fd = open(r->dev, O_RDONLY | O_CLOEXEC), copy;
-		struct probe_src src;
-
-		if (fd < 0 || probe_src_fd(&src, fd) < 0)
-			copy = -EIO;
-		else
-			copy = toram_copy(fd, src.size, r->role);
-		if (fd >= 0)
-			close(fd);
-		if (copy >= 0) {
-			rc = attach(copy, 0, &ld, &info);
-			close(copy);
-			if (rc < 0) {
-				log_err("%s: the copy of %s in RAM: %s", r->role, r->dev, why_text(rc));
-				goto fail;
-			}
-			in_ram = 1;
+		rc = device_toram(r, &ld, &info);
+		if (rc < 0)
+			goto fail;
+		in_ram = rc;
+		if (in_ram) {
 			dev = ld.path;
 			IGNORE(strcopy(r->out_type, sizeof(r->out_type), info.type)); /* 16 bytes both */
 		}
@@ -370,19 +409,7 @@ int image_open(struct boot *b, struct image_req *r)
 	IGNORE(strcopy(r->out_dev, sizeof(r->out_dev), dev)); /* 48 bytes both */
 	if (r->npaths == 0 && !in_ram)
 		IGNORE(strcopy(r->out_type, sizeof(r->out_type), r->type));
-	{
-		struct sbuf sb;
-
-		sbuf_init(&sb, r->via, sizeof(r->via));
-		sbuf_add(&sb, r->dev);
-		for (unsigned i = 0; i < r->npaths; i++)
-			sbuf_addf(&sb, ":%s", r->paths[i]);
-		if (in_ram)
-			sbuf_add(&sb, " (copied to RAM)");
-		else if (r->npaths)
-			sbuf_add(&sb, ld.direct_io ? " (direct I/O)" : " (buffered I/O)");
-		IGNORE(sbuf_done(&sb)); /* a cut status line is fine */
-	}
+	via_text(r, in_ram, ld.direct_io);
 	if (in_ram) {
 		chain_release(&c); /* the media may go now */
 		log_note("%s: running from RAM; %s can be removed", r->role, r->dev);
