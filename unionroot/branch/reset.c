@@ -279,40 +279,52 @@ static int build_ready(int rw, int state, int trash, const struct reset_env *env
 	return rc;
 }
 
-int reset_apply(int rw, int state, int trash, const struct reset_env *env,
-		struct reset_result *res, const char **what)
+/* Reads the pending request, if any, into req (res->from_request); a damaged
+ * or unreadable one becomes the fallback request (keep list only) and is
+ * moved aside. 0 or -errno. */
+static int request_read(int state, int trash, const struct reset_env *env, struct reset_result *res,
+			struct reset_req *req, const char **what)
 {
 	static char text[RESET_REQUEST_MAX];
-	static struct reset_req req;
-	int mode = env ? env->mode : RESET_NONE, rc;
-	struct stat st;
 	ssize_t n;
 
 	*what = "reading the reset request";
 	n = sys_read_fileat(state, RESET_REQUEST, text, sizeof(text));
 	if (n >= 0) {
 		res->from_request = 1;
-		if (reset_request_parse(text, &req) < 0) {
+		if (reset_request_parse(text, req) < 0) {
 			res->request_bad = 1;
 			say(env, L_ERR, "factory reset: the request .unionroot/%s is damaged; %s",
 			    RESET_REQUEST, "resetting, keeping only the paths of " KEEP_FILE);
 		}
-	} else if (n != -ENOENT) {
-		/* there, but unreadable (oversized, a symlink, a FIFO, a
-		 * directory): still a request, or every boot would stop here */
-		res->from_request = 1;
-		res->request_bad = 1;
-		IGNORE(reset_request_parse("", &req)); /* the fallback request */
-		say(env, L_ERR, "factory reset: the request .unionroot/%s is %s; %s", RESET_REQUEST,
-		    n == -EFBIG ? "oversized" : n == -EINVAL || n == -ELOOP ? "not a regular file" : strerror((int)-n),
-		    "resetting, keeping only the paths of " KEEP_FILE);
-		/* out of the way of the rewritten request: a directory would refuse
-		 * the rename over it */
-		*what = "moving the damaged reset request aside";
-		rc = reset_to_trash(state, trash, RESET_REQUEST);
-		if (rc < 0)
-			return rc;
+		return 0;
 	}
+	if (n == -ENOENT)
+		return 0;
+	/* there, but unreadable (oversized, a symlink, a FIFO, a directory):
+	 * still a request, or every boot would stop here */
+	res->from_request = 1;
+	res->request_bad = 1;
+	IGNORE(reset_request_parse("", req)); /* the fallback request */
+	say(env, L_ERR, "factory reset: the request .unionroot/%s is %s; %s", RESET_REQUEST,
+	    n == -EFBIG ? "oversized" : n == -EINVAL || n == -ELOOP ? "not a regular file" : strerror((int)-n),
+	    "resetting, keeping only the paths of " KEEP_FILE);
+	/* out of the way of the rewritten request: a directory would refuse
+	 * the rename over it */
+	*what = "moving the damaged reset request aside";
+	return reset_to_trash(state, trash, RESET_REQUEST);
+}
+
+int reset_apply(int rw, int state, int trash, const struct reset_env *env,
+		struct reset_result *res, const char **what)
+{
+	static struct reset_req req;
+	int mode = env ? env->mode : RESET_NONE, rc;
+	struct stat st;
+
+	rc = request_read(state, trash, env, res, &req, what);
+	if (rc < 0)
+		return rc;
 	if (mode != RESET_NONE) {
 		/* the command line decides */
 		memset(&req, 0, sizeof(req));
