@@ -47,7 +47,7 @@ HLDFLAGS:= $(SAN)
 # (UNIONROOT_NO_COPYUP): a branch that needs copy-up falls to union.onfail.
 COPYUP   ?= 1
 COPYUP_SRC := $(addprefix unionroot/copyup/,copyup.c copyup_land.c copyup_gone.c copyup_apply.c copyup_rec.c \
-              copyup_diff.c manifest.c) unionroot/cmd/cmd_copyup.c
+              copyup_diff.c manifest.c manifest_write.c) unionroot/cmd/cmd_copyup.c
 NOCOPYUP_SRC := unionroot/copyup/copyup_none.c
 LIB_SRC  := $(filter-out $(NOCOPYUP_SRC),$(sort $(wildcard unionroot/*/*.c)))
 INIT_SRC := $(sort $(wildcard init/*.c))

@@ -16,6 +16,7 @@
 #include "relpath.h"
 
 #define MF_NAME "manifest"
+#define MF_MAGIC "unionroot-manifest 1\n" /* the first line */
 #define MF_PATH_MAX RELPATH_MAX          /* decoded path, with its NUL */
 #define MF_LINE_MAX (4 * MF_PATH_MAX + 128)
 #define MF_FILE_MAX (1ull << 30)
