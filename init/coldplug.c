@@ -82,7 +82,7 @@ static size_t unbound_alias(int dir, const char *path, char *alias, size_t cap)
 	ssize_t n;
 
 	if (strfmt(sub, sizeof(sub), "%s/driver", path) < 0 ||
-	    faccessat(dir, sub, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    sys_lexists(dir, sub) ||
 	    strfmt(sub, sizeof(sub), "%s/modalias", path) < 0)
 		return 0;
 	n = sys_read_fileat(dir, sub, alias, cap);

@@ -114,6 +114,13 @@ int sys_mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
+int sys_lexists(int dir, const char *path)
+{
+	struct stat st;
+
+	return fstatat(dir, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 int sys_file_check(int fd, struct stat *st)
 {
 	struct stat own;

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+/* The syscall layer's small answers: what exists without following a
+ * symlink. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sys.h"
+#include "unit.h"
+
+/* a driver link in /sys is a symlink: it counts whether or not it resolves */
+static void a_symlink_exists_whether_or_not_it_resolves(void)
+{
+	char path[512];
+	int dir = open(unit_tmpdir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	CHECK(dir >= 0);
+	snprintf(path, sizeof(path), "%s/file", unit_tmpdir());
+	CHECK_INT(close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)), 0);
+	CHECK_INT(symlinkat("nowhere", dir, "dangling"), 0);
+	CHECK_INT(symlinkat("file", dir, "link"), 0);
+	CHECK_INT(sys_lexists(AT_FDCWD, path), 1);
+	CHECK_INT(sys_lexists(dir, "file"), 1);
+	CHECK_INT(sys_lexists(dir, "dangling"), 1);
+	CHECK_INT(sys_lexists(dir, "link"), 1);
+	CHECK_INT(sys_lexists(dir, "missing"), 0);
+	CHECK_INT(sys_lexists(dir, "file/below"), 0);
+	CHECK_INT(sys_lexists(dir, "dangling/below"), 0);
+	close(dir);
+}
+
+UNIT_SUITE(sys, { "a symlink exists whether or not it resolves",
+		  a_symlink_exists_whether_or_not_it_resolves });
