@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* The syscall layer's small answers: what exists without following a
- * symlink. */
+ * symlink, and a fork without libc's atfork machinery. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -30,5 +31,19 @@ static void a_symlink_exists_whether_or_not_it_resolves(void)
 	close(dir);
 }
 
+static void a_forked_child_runs_and_is_reaped(void)
+{
+	int status = -1;
+	pid_t parent = getpid(), pid = sys_fork();
+
+	if (pid == 0)
+		_exit(getppid() == parent && getpid() != parent ? 7 : 1);
+	CHECK(pid > 0);
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_INT(WEXITSTATUS(status), 7);
+}
+
 UNIT_SUITE(sys, { "a symlink exists whether or not it resolves",
-		  a_symlink_exists_whether_or_not_it_resolves });
+		  a_symlink_exists_whether_or_not_it_resolves },
+	   { "a forked child runs and is reaped", a_forked_child_runs_and_is_reaped });

@@ -121,6 +121,11 @@ int sys_lexists(int dir, const char *path)
 	return fstatat(dir, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+pid_t sys_fork(void)
+{
+	return _Fork();
+}
+
 int sys_file_check(int fd, struct stat *st)
 {
 	struct stat own;

@@ -68,6 +68,9 @@ int sys_write_file_atomic(int dir, const char *name, const char *buf, size_t len
  * lstat, as musl's faccessat(AT_SYMLINK_NOFOLLOW) needs faccessat2 (Linux
  * 5.8) and answers EINVAL before it. 1 or 0. */
 int sys_lexists(int dir, const char *path);
+/* fork(): PID 1 has no threads, no stdio locks to take and no atfork
+ * handlers, so musl's _Fork, without fork()'s lock-taking around it. */
+pid_t sys_fork(void);
 /* Milliseconds since boot (CLOCK_BOOTTIME): the one clock. */
 uint64_t sys_now_ms(void);
 
