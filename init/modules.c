@@ -54,8 +54,8 @@ static struct {
  * dependencies: code pages are requested by name at mount time, which needs
  * a modprobe the initramfs does not have. */
 static const struct {
-	const char *type;
-	const char *modules;
+	char type[8];
+	char modules[40];
 } fs_modules[] = {
 	{ "ext2", "ext4" },
 	{ "ext3", "ext4" },
