@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* The syscall layer's small answers: what exists without following a
- * symlink, and a fork without libc's atfork machinery. */
+ * symlink, a fork without libc's atfork machinery, the one clock. */
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -44,6 +46,22 @@ static void a_forked_child_runs_and_is_reaped(void)
 	CHECK_INT(WEXITSTATUS(status), 7);
 }
 
+/* the raw syscall reads the same clock as clock_gettime's vDSO */
+static void the_clock_is_boottime_in_milliseconds(void)
+{
+	struct timespec ts;
+	uint64_t before, now, after;
+
+	CHECK_INT(clock_gettime(CLOCK_BOOTTIME, &ts), 0);
+	before = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	now = sys_now_ms();
+	CHECK_INT(clock_gettime(CLOCK_BOOTTIME, &ts), 0);
+	after = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	CHECK(now > 0);
+	CHECK(before <= now && now <= after);
+}
+
 UNIT_SUITE(sys, { "a symlink exists whether or not it resolves",
 		  a_symlink_exists_whether_or_not_it_resolves },
-	   { "a forked child runs and is reaped", a_forked_child_runs_and_is_reaped });
+	   { "a forked child runs and is reaped", a_forked_child_runs_and_is_reaped },
+	   { "the clock is CLOCK_BOOTTIME in milliseconds", the_clock_is_boottime_in_milliseconds });
