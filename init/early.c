@@ -18,7 +18,7 @@ static char saved_modprobe[256];
 /* Arrays, not pointers: static-pie relocates each pointer at start-up.
  * The source is the type. */
 static const struct {
-	char dst[5], type[9];
+	char dst[6], type[9];
 	unsigned char flags;
 	char data[10];
 } early_mounts[] = {
