@@ -352,6 +352,21 @@ static void every_enum_name_maps_to_its_index(void)
 	CHECK_STR(config_onfail_name(-1), "?");
 }
 
+/* keys are fixed arrays: the longest must keep its NUL to match */
+static void the_longest_keys_match_whole(void)
+{
+	struct config c;
+	struct errs e = { 0 };
+
+	config_defaults(&c);
+	apply(&c, "union.test.crashafter=rename union.verity.onerror=restart", &e);
+	CHECK_STR(c.crashafter, "rename");
+	CHECK_INT(c.verity_onerror, 1);
+	CHECK_INT(e.n, 0);
+	apply(&c, "union.test.crashafterx=1", &e);
+	CHECK_STR(c.crashafter, "rename");
+}
+
 UNIT_SUITE(config,
 	   { "defaults are the documented ones", defaults_are_documented_ones },
 	   { "the command line wins over the board", the_command_line_wins_over_the_board },
@@ -367,4 +382,5 @@ UNIT_SUITE(config,
 	   { "random garbage never crashes", random_garbage_never_crashes },
 	   { "union.persist.size takes binary units K, M, G, T", persist_sizes_are_binary_units },
 	   { "the init candidates are one list", the_init_candidates_are_one_list },
-	   { "every enum name maps to its index", every_enum_name_maps_to_its_index });
+	   { "every enum name maps to its index", every_enum_name_maps_to_its_index },
+	   { "the longest keys match whole", the_longest_keys_match_whole });

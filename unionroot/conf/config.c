@@ -34,7 +34,7 @@ enum ptype {
  * names are an offset into one string of lists, each name NUL-terminated
  * and each list ended by an empty name. */
 struct param {
-	char key[24];
+	char key[22];        /* the longest, union.test.crashafter, and its NUL */
 	unsigned char type;
 	short bare;          /* value given without '=' (P_ENUM, P_BREAK) */
 	unsigned short off;
