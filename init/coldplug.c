@@ -82,7 +82,7 @@ static size_t unbound_alias(int dir, const char *path, char *alias, size_t cap)
 	ssize_t n;
 
 	if (strfmt(sub, sizeof(sub), "%s/driver", path) < 0 ||
-	    faccessat(dir, sub, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    sys_lexists(dir, sub) ||
 	    strfmt(sub, sizeof(sub), "%s/modalias", path) < 0)
 		return 0;
 	n = sys_read_fileat(dir, sub, alias, cap);
@@ -156,16 +156,6 @@ int modules_coldplug_next(void)
 	return 0;
 }
 
-static int has_word(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; (p = str_find(p, word)) != NULL; p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-			return 1;
-	return 0;
-}
-
 static char left[160];
 
 void modules_leave(void)
@@ -178,7 +168,7 @@ void modules_leave(void)
 		if (!waiting_alias(i, alias, sizeof(alias)) || !modules_match(alias, name, sizeof(name)))
 			continue;
 		log_debug("module %s for %s: left to the real init", name, waiting.path[i]);
-		if (!has_word(left, name))
+		if (!str_has_word(left, name))
 			sbuf_addf(&sb, "%s%s", sb.len ? " " : "", name);
 	}
 	if (sbuf_done(&sb) < 0) /* a cut list still names the first */

@@ -15,15 +15,17 @@
 
 static char saved_modprobe[256];
 
+/* Arrays, not pointers: static-pie relocates each pointer at start-up.
+ * The source is the type. */
 static const struct {
-	const char *src, *dst, *type;
-	unsigned long flags;
-	const char *data;
+	char dst[6], type[9];
+	unsigned char flags;
+	char data[10];
 } early_mounts[] = {
-	{ "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
-	{ "sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL },
-	{ "devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755" },
-	{ "tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755" },
+	{ "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "" },
+	{ "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "" },
+	{ "/dev", "devtmpfs", MS_NOSUID, "mode=0755" },
+	{ "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755" },
 };
 
 static void console_fds(void)
@@ -96,8 +98,9 @@ void early_setup(struct boot *b)
 		int rc;
 
 		mkdir(early_mounts[i].dst, 0755);
-		rc = sys_mount(early_mounts[i].src, early_mounts[i].dst, early_mounts[i].type,
-			       early_mounts[i].flags, early_mounts[i].data);
+		rc = sys_mount(early_mounts[i].type, early_mounts[i].dst, early_mounts[i].type,
+			       early_mounts[i].flags,
+			       early_mounts[i].data[0] ? early_mounts[i].data : NULL);
 		if (rc < 0 && rc != -EBUSY && failed_mount < 0) {
 			failed_mount = (int)i;
 			err = rc;

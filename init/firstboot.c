@@ -25,20 +25,21 @@
 enum size_arg { SIZE_KSUFFIX, SIZE_SECTORS, SIZE_KIB };
 
 /* The formatters the initramfs may carry (board/NAME/build.conf TOOLS=),
- * first found wins; the device path is appended, then the size if given. */
+ * first found wins; the device path is appended, then the size if given.
+ * Arrays, not pointers: static-pie relocates each pointer at start-up. */
 static const struct {
-	const char *type;
-	const char *path;
-	const char *args[4];
-	enum size_arg size;
+	char type[6];
+	char path[20];
+	char args[2][8];   /* "" ends them */
+	unsigned char size; /* enum size_arg */
 } mkfs_tools[] = {
-	{ "ext4", "/sbin/mkfs.ext4", { "-q", "-F", NULL }, SIZE_KSUFFIX },
-	{ "ext4", "/usr/sbin/mkfs.ext4", { "-q", "-F", NULL }, SIZE_KSUFFIX },
-	{ "f2fs", "/sbin/mkfs.f2fs", { "-q", "-f", NULL }, SIZE_SECTORS },
-	{ "f2fs", "/usr/sbin/mkfs.f2fs", { "-q", "-f", NULL }, SIZE_SECTORS },
-	{ "vfat", "/sbin/mkfs.vfat", { NULL }, SIZE_KIB },
-	{ "vfat", "/usr/sbin/mkfs.vfat", { NULL }, SIZE_KIB },
-	{ "vfat", "/bin/busybox", { "mkdosfs", NULL }, SIZE_KIB },
+	{ "ext4", "/sbin/mkfs.ext4", { "-q", "-F" }, SIZE_KSUFFIX },
+	{ "ext4", "/usr/sbin/mkfs.ext4", { "-q", "-F" }, SIZE_KSUFFIX },
+	{ "f2fs", "/sbin/mkfs.f2fs", { "-q", "-f" }, SIZE_SECTORS },
+	{ "f2fs", "/usr/sbin/mkfs.f2fs", { "-q", "-f" }, SIZE_SECTORS },
+	{ "vfat", "/sbin/mkfs.vfat", { "" }, SIZE_KIB },
+	{ "vfat", "/usr/sbin/mkfs.vfat", { "" }, SIZE_KIB },
+	{ "vfat", "/bin/busybox", { "mkdosfs" }, SIZE_KIB },
 };
 
 /* The medium's geometry, for the file system's size and the mark's place. */
@@ -118,13 +119,13 @@ static int format_mark(const char *dev, enum mark_op op, struct geometry *g)
 	return rc;
 }
 
-static int run_mkfs(const char *path, const char *const *args, const char *dev, const char *size)
+static int run_mkfs(const char *path, const char (*args)[8], const char *dev, const char *size)
 {
 	char *argv[9];
 	int argc = 0, rc;
 
 	argv[argc++] = (char *)path;
-	for (unsigned i = 0; args[i] && argc < 6; i++)
+	for (unsigned i = 0; i < 2 && args[i][0]; i++)
 		argv[argc++] = (char *)args[i];
 	argv[argc++] = (char *)dev;
 	if (size)

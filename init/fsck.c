@@ -16,10 +16,11 @@
 /* e2fsck -p on a large, damaged fs can take long; a boot must not hang. */
 #define FSCK_TIMEOUT_S 300
 
+/* Arrays, not pointers: static-pie relocates each pointer at start-up. */
 static const struct {
-	const char *type;
-	const char *path;
-	const char *arg;
+	char type[5];
+	char path[16];
+	char arg[3];
 } checkers[] = {
 	{ "ext2", "/sbin/e2fsck", "-p" },
 	{ "ext3", "/sbin/e2fsck", "-p" },

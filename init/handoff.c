@@ -83,7 +83,7 @@ static void trash_in_background(struct boot *b)
 
 	if (!b->trash_pending || !b->backend)
 		return;
-	pid = fork();
+	pid = sys_fork();
 	if (pid != 0) {
 		if (pid < 0)
 			log_warn("cannot start the trash cleaner: %s; the next boot tries again",

@@ -54,8 +54,8 @@ static struct {
  * dependencies: code pages are requested by name at mount time, which needs
  * a modprobe the initramfs does not have. */
 static const struct {
-	const char *type;
-	const char *modules;
+	char type[8];
+	char modules[40];
 } fs_modules[] = {
 	{ "ext2", "ext4" },
 	{ "ext3", "ext4" },
@@ -332,7 +332,7 @@ unsigned modules_for_device(const char *modalias, const char *devpath)
 		/* bound now: a generic driver that also matches (ata_generic
 		 * after ata_piix) would load for nothing */
 		if (strfmt(path, sizeof(path), "/sys%s/driver", devpath) >= 0 &&
-		    faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		    sys_lexists(AT_FDCWD, path))
 			break;
 	}
 	m.hw_loaded += loaded;

@@ -34,7 +34,7 @@ int rescue_shell(const char *why)
 	if (!rescue_have_shell())
 		return -ENOENT;
 	log_err("%s; starting the rescue shell, leave it with 'exit' to continue", why);
-	pid = fork();
+	pid = sys_fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {

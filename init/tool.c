@@ -43,7 +43,7 @@ static void log_lines(const char *name, char *buf, size_t *len, size_t cap, int 
 static pid_t spawn(const char *path, char *const argv[], int out)
 {
 	static char *const envp[] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
-	pid_t pid = fork();
+	pid_t pid = sys_fork();
 
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);

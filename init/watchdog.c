@@ -185,7 +185,7 @@ void watchdog_start(void)
 		return;
 	}
 	wd = page;
-	wd_pid = fork();
+	wd_pid = sys_fork();
 	if (wd_pid == 0)
 		watch();
 	if (wd_pid < 0) {

@@ -21,6 +21,10 @@ if boot "$T/1.log" "$DATA" "$(change_root hello)"'
 	echo MARK-written' --append 'overlay.redirect_max=1000 union.mode=fast'; then
 	expect "the real init runs on an overlay root" "$T/1.log" '^real-init: root: overlay / overlay rw'
 	expect "PID 1 logs what it mounted where" "$T/1.log" 'unionroot: writable branch: LABEL=data is /dev/vdb \(ext4'
+	# PID 1's own /proc /sys /dev /run go with it into the real system
+	expect "PID 1 switches to the real init" "$T/1.log" 'unionroot: switching to /sbin/init on overlay root'
+	expect_not "... having moved its early mounts into the new root" "$T/1.log" \
+		'moving /[a-z]+ into the new root failed' "an early mount was missing at the switch"
 	expect "/run/unionroot/bin/unionroot runs in the booted system" "$T/1.log" '^STATUS: backend=overlay$'
 	expect "status names the persistent writable branch" "$T/1.log" '^STATUS: upper_state=persistent on /dev/vdb \(ext4\)'
 	expect "modname.param=value reaches the module" "$T/1.log" '^MARK-redirect-max=1000'

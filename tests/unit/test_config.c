@@ -2,7 +2,9 @@
 /* Configuration: defaults, board file then command line, and every bad
  * value named and replaced by its default. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "config.h"
 #include "unit.h"
@@ -298,6 +300,73 @@ static void the_init_candidates_are_one_list(void)
 	CHECK_INT(config_inits_text(tiny, sizeof(tiny)), -ENAMETOOLONG);
 }
 
+/* The enums' names sit in one string of lists: each name maps to its own
+ * index, the last one included, and a bad value lists exactly its names. */
+static void every_enum_name_maps_to_its_index(void)
+{
+	static const struct {
+		const char *text;
+		size_t off;
+		int want;
+	} rows[] = {
+		{ "union.mode=auto", offsetof(struct config, mode), MODE_AUTO },
+		{ "union.mode=copyup", offsetof(struct config, mode), MODE_COPYUP },
+		{ "union.onfail=tmpfs", offsetof(struct config, onfail), ONFAIL_TMPFS },
+		{ "union.onfail=halt", offsetof(struct config, onfail), ONFAIL_HALT },
+		{ "union.reset=0", offsetof(struct config, reset), RESET_OFF },
+		{ "union.reset=keep", offsetof(struct config, reset), RESET_KEEP },
+		{ "union.reset", offsetof(struct config, reset), RESET_ON },
+		{ "union.upgrade=keeplist", offsetof(struct config, upgrade), UPGRADE_KEEPLIST },
+		{ "union.scan=removable", offsetof(struct config, scan), SCAN_REMOVABLE },
+		{ "union.drivers=all", offsetof(struct config, drivers), DRIVERS_ALL },
+		{ "union.removable=none", offsetof(struct config, removable), REMOVABLE_NONE },
+		{ "union.removable=nodev,nosuid", offsetof(struct config, removable), REMOVABLE_NODEV_NOSUID },
+		{ "union.session=volatile", offsetof(struct config, session_volatile), 1 },
+		{ "union.verity.onerror=panic", offsetof(struct config, verity_onerror), 2 },
+		{ "union.break=switch", offsetof(struct config, brk), BREAK_SWITCH },
+		{ "union.break", offsetof(struct config, brk), BREAK_MOUNT },
+	};
+	struct config c;
+	struct errs e = { 0 };
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		config_defaults(&c);
+		apply(&c, rows[i].text, &e);
+		CHECK_INT(*(int *)(void *)((char *)&c + rows[i].off), rows[i].want);
+	}
+	CHECK_INT(e.n, 0);
+	config_defaults(&c);
+	apply(&c, "union.format=jffs2", &e);
+	CHECK_STR(c.format, "jffs2");
+	CHECK_INT(e.n, 0);
+	apply(&c, "union.onfail=panic", &e);
+	CHECK_INT(e.n, 1);
+	CHECK(strstr(e.last, ": want tmpfs|shell|reboot|halt; keeping") != NULL);
+	apply(&c, "union.verity.onerror=x", &e);
+	CHECK(strstr(e.last, ": want eio|restart|panic; keeping") != NULL);
+	apply(&c, "union.mode=", &e);
+	CHECK(strstr(e.last, ": want auto|overlay|copyup; keeping") != NULL);
+	CHECK_STR(config_mode_name(MODE_COPYUP), "copyup");
+	CHECK_STR(config_mode_name(3), "?");
+	CHECK_STR(config_onfail_name(ONFAIL_HALT), "halt");
+	CHECK_STR(config_onfail_name(-1), "?");
+}
+
+/* keys are fixed arrays: the longest must keep its NUL to match */
+static void the_longest_keys_match_whole(void)
+{
+	struct config c;
+	struct errs e = { 0 };
+
+	config_defaults(&c);
+	apply(&c, "union.test.crashafter=rename union.verity.onerror=restart", &e);
+	CHECK_STR(c.crashafter, "rename");
+	CHECK_INT(c.verity_onerror, 1);
+	CHECK_INT(e.n, 0);
+	apply(&c, "union.test.crashafterx=1", &e);
+	CHECK_STR(c.crashafter, "rename");
+}
+
 UNIT_SUITE(config,
 	   { "defaults are the documented ones", defaults_are_documented_ones },
 	   { "the command line wins over the board", the_command_line_wins_over_the_board },
@@ -312,4 +381,6 @@ UNIT_SUITE(config,
 	   { "other parameters are not ours", other_parameters_are_not_ours },
 	   { "random garbage never crashes", random_garbage_never_crashes },
 	   { "union.persist.size takes binary units K, M, G, T", persist_sizes_are_binary_units },
-	   { "the init candidates are one list", the_init_candidates_are_one_list });
+	   { "the init candidates are one list", the_init_candidates_are_one_list },
+	   { "every enum name maps to its index", every_enum_name_maps_to_its_index },
+	   { "the longest keys match whole", the_longest_keys_match_whole });

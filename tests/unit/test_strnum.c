@@ -48,7 +48,24 @@ static void substrings_are_found_as_strstr_finds_them(void)
 		CHECK(str_find(cases[i][0], cases[i][1]) == strstr(cases[i][0], cases[i][1]));
 }
 
+static void a_word_is_found_only_whole(void)
+{
+	static const char list[] = "vfat msdos exfat ntfs ntfs3";
+
+	CHECK_INT(str_has_word(list, "vfat"), 1);
+	CHECK_INT(str_has_word(list, "exfat"), 1);
+	CHECK_INT(str_has_word(list, "ntfs3"), 1);
+	CHECK_INT(str_has_word(list, "ntfs"), 1);
+	CHECK_INT(str_has_word(list, "fat"), 0);
+	CHECK_INT(str_has_word(list, "ntf"), 0);
+	CHECK_INT(str_has_word(list, "msdos exfat"), 1); /* words are not split */
+	CHECK_INT(str_has_word(list, "ext4"), 0);
+	CHECK_INT(str_has_word(list, ""), 0);
+	CHECK_INT(str_has_word("", "vfat"), 0);
+}
+
 UNIT_SUITE(strnum,
 	   { "numbers stop at the first non-digit", numbers_stop_at_the_first_non_digit },
 	   { "no digit reads nothing", no_digit_reads_nothing },
-	   { "substrings are found as strstr finds them", substrings_are_found_as_strstr_finds_them });
+	   { "substrings are found as strstr finds them", substrings_are_found_as_strstr_finds_them },
+	   { "a word of a list is found only whole", a_word_is_found_only_whole });

@@ -19,7 +19,8 @@ enum ptype {
 	P_PATH,     /* absolute path */
 	P_OPTS,     /* mount options */
 	P_WORD,     /* fs type */
-	P_ENUM,     /* one of names[] */
+	P_ENUM,     /* one of a list of names, kept as its index */
+	P_STRENUM,  /* one of a list of names, kept as the string */
 	P_UINT,     /* min..max */
 	P_FLAG,     /* bare, =1 or =0 */
 	P_SIZE,     /* tmpfs size: N[kKmMgG] or N% */
@@ -28,32 +29,52 @@ enum ptype {
 	P_VERITY,   /* union.verity: verity_args_parse */
 };
 
+/* No pointers in the table: static-pie relocates each one at start-up
+ * (8 bytes plus a 24-byte relocation), so keys are arrays and an enum's
+ * names are an offset into one string of lists, each name NUL-terminated
+ * and each list ended by an empty name. */
 struct param {
-	const char *key;
-	int type;
-	size_t off;
-	size_t cap;                /* strings: buffer size; enums: count of names */
-	const char *const *names;  /* P_ENUM */
-	int min, max;              /* P_UINT */
-	int bare;                  /* value given without '=' (P_ENUM, P_UINT) */
+	char key[22];        /* the longest, union.test.crashafter, and its NUL */
+	unsigned char type;
+	short bare;          /* value given without '=' (P_ENUM, P_BREAK) */
+	unsigned short off;
+	unsigned short cap;  /* strings: buffer size */
+	unsigned short names; /* P_ENUM: offset into enum_names */
+	short min, max;      /* P_UINT */
 };
 
-static const char *const mode_names[] = { "auto", "overlay", "copyup" };
-static const char *const onfail_names[] = { "tmpfs", "shell", "reboot", "halt" };
-static const char *const reset_names[] = { "0", "1", "keep" };
-static const char *const upgrade_names[] = { "keep", "reset", "keeplist" };
-static const char *const scan_names[] = { "all", "removable" };
-static const char *const drivers_names[] = { "boot", "all" };
-static const char *const removable_names[] = { "nodev,nosuid", "nodev", "none" };
-static const char *const session_names[] = { "persistent", "volatile" };
-static const char *const format_names[] = { "ext4", "f2fs", "vfat", "jffs2" };
-static const char *const onerror_names[] = { "eio", "restart", "panic" };
-static const char *const break_names[] = { "modules", "mount", "switch" };
+#define MODE_NAMES "auto\0overlay\0copyup\0"
+#define ONFAIL_NAMES "tmpfs\0shell\0reboot\0halt\0"
+#define RESET_NAMES "0\0" "1\0keep\0"
+#define UPGRADE_NAMES "keep\0reset\0keeplist\0"
+#define SCAN_NAMES "all\0removable\0"
+#define DRIVERS_NAMES "boot\0all\0"
+#define REMOVABLE_NAMES "nodev,nosuid\0nodev\0none\0"
+#define SESSION_NAMES "persistent\0volatile\0"
+#define FORMAT_NAMES "ext4\0f2fs\0vfat\0jffs2\0"
+#define ONERROR_NAMES "eio\0restart\0panic\0"
+#define BREAK_NAMES "modules\0mount\0switch\0"
+static const char enum_names[] = MODE_NAMES "\0" ONFAIL_NAMES "\0" RESET_NAMES "\0"
+	UPGRADE_NAMES "\0" SCAN_NAMES "\0" DRIVERS_NAMES "\0" REMOVABLE_NAMES "\0"
+	SESSION_NAMES "\0" FORMAT_NAMES "\0" ONERROR_NAMES "\0" BREAK_NAMES;
+#define N_MODE 0
+#define N_ONFAIL (N_MODE + sizeof(MODE_NAMES))
+#define N_RESET (N_ONFAIL + sizeof(ONFAIL_NAMES))
+#define N_UPGRADE (N_RESET + sizeof(RESET_NAMES))
+#define N_SCAN (N_UPGRADE + sizeof(UPGRADE_NAMES))
+#define N_DRIVERS (N_SCAN + sizeof(SCAN_NAMES))
+#define N_REMOVABLE (N_DRIVERS + sizeof(DRIVERS_NAMES))
+#define N_SESSION (N_REMOVABLE + sizeof(REMOVABLE_NAMES))
+#define N_FORMAT (N_SESSION + sizeof(SESSION_NAMES))
+#define N_ONERROR (N_FORMAT + sizeof(FORMAT_NAMES))
+#define N_BREAK (N_ONERROR + sizeof(ONERROR_NAMES))
 
-#define STR(k, t, f) { k, t, offsetof(struct config, f), sizeof(((struct config *)0)->f), NULL, 0, 0, 0 }
-#define ENUM(k, f, n, bare) { k, P_ENUM, offsetof(struct config, f), ARRAY_SIZE(n), n, 0, 0, bare }
-#define UINT(k, f, lo, hi) { k, P_UINT, offsetof(struct config, f), 0, NULL, lo, hi, 0 }
-#define FLAG(k, f) { k, P_FLAG, offsetof(struct config, f), 0, NULL, 0, 1, 1 }
+_Static_assert(sizeof(struct config) <= 0xffff, "struct param's offsets are 16 bits");
+
+#define STR(k, t, f) { k, t, 0, offsetof(struct config, f), sizeof(((struct config *)0)->f), 0, 0, 0 }
+#define ENUM(k, f, n, bare) { k, P_ENUM, bare, offsetof(struct config, f), 0, n, 0, 0 }
+#define UINT(k, f, lo, hi) { k, P_UINT, 0, offsetof(struct config, f), 0, 0, lo, hi }
+#define FLAG(k, f) { k, P_FLAG, 1, offsetof(struct config, f), 0, 0, 0, 1 }
 
 static const struct param params[] = {
 	STR("union.lower", P_SPECLIST, lower),
@@ -61,24 +82,24 @@ static const struct param params[] = {
 	STR("union.upper", P_UPPER, upper),
 	STR("union.upperfs", P_WORD, upperfs),
 	STR("union.upperflags", P_OPTS, upperflags),
-	ENUM("union.mode", mode, mode_names, -1),
+	ENUM("union.mode", mode, N_MODE, -1),
 	UINT("union.wait", wait, 0, 3600),
-	ENUM("union.reset", reset, reset_names, RESET_ON),
-	ENUM("union.onfail", onfail, onfail_names, -1),
-	{ "union.break", P_BREAK, offsetof(struct config, brk), 0, NULL, 0, 0, BREAK_MOUNT },
+	ENUM("union.reset", reset, N_RESET, RESET_ON),
+	ENUM("union.onfail", onfail, N_ONFAIL, -1),
+	{ "union.break", P_BREAK, BREAK_MOUNT, offsetof(struct config, brk), 0, 0, 0, 0 },
 	FLAG("union.toram", toram),
-	ENUM("union.upgrade", upgrade, upgrade_names, -1),
+	ENUM("union.upgrade", upgrade, N_UPGRADE, -1),
 	UINT("union.maxfails", maxfails, 0, 1000),
-	ENUM("union.session", session_volatile, session_names, -1),
+	ENUM("union.session", session_volatile, N_SESSION, -1),
 	STR("union.size", P_SIZE, size),
 	STR("union.persist.size", P_BYTES, persist_size),
-	ENUM("union.scan", scan, scan_names, -1),
-	ENUM("union.drivers", drivers, drivers_names, -1),
-	ENUM("union.removable", removable, removable_names, -1),
-	STR("union.format", P_ENUM, format),
+	ENUM("union.scan", scan, N_SCAN, -1),
+	ENUM("union.drivers", drivers, N_DRIVERS, -1),
+	ENUM("union.removable", removable, N_REMOVABLE, -1),
+	STR("union.format", P_STRENUM, format),
 	STR("union.ubi", P_SPEC, ubi),
 	STR("union.verity", P_VERITY, verity),
-	ENUM("union.verity.onerror", verity_onerror, onerror_names, -1),
+	ENUM("union.verity.onerror", verity_onerror, N_ONERROR, -1),
 	FLAG("union.fsck", fsck),
 	UINT("union.warnfull", warnfull, 1, 100),
 	STR("union.init", P_PATH, init),
@@ -93,6 +114,16 @@ static const struct param params[] = {
 	UINT("rootdelay", rootdelay, 0, 3600),
 	STR("init", P_PATH, init),
 };
+
+/* The i-th name of the list at enum_names + list, or NULL past its end. */
+static const char *nth_name(size_t list, size_t i)
+{
+	const char *n = enum_names + list;
+
+	for (; *n && i; i--)
+		n += strlen(n) + 1;
+	return *n ? n : NULL;
+}
 
 void config_defaults(struct config *c)
 {
@@ -118,12 +149,16 @@ int config_inits_text(char *buf, size_t cap)
 
 const char *config_mode_name(int mode)
 {
-	return mode >= 0 && (size_t)mode < ARRAY_SIZE(mode_names) ? mode_names[mode] : "?";
+	const char *n = mode >= 0 ? nth_name(N_MODE, (size_t)mode) : NULL;
+
+	return n ? n : "?";
 }
 
 const char *config_onfail_name(int onfail)
 {
-	return onfail >= 0 && (size_t)onfail < ARRAY_SIZE(onfail_names) ? onfail_names[onfail] : "?";
+	const char *n = onfail >= 0 ? nth_name(N_ONFAIL, (size_t)onfail) : NULL;
+
+	return n ? n : "?";
 }
 
 /* rootdelay= is no deadline: the kernel's pause before the device wait. */
@@ -153,7 +188,7 @@ static void quote(char *out, size_t cap, const char *val)
 		sbuf_addf(&sb, " (%zu bytes)", len);
 }
 
-static void report(const struct param *p, const char *val, const char *why,
+static void report(const char *key, const char *val, const char *why,
 		   config_err_fn err, void *ctx)
 {
 	char q[200], msg[CFG_ERR_MAX];
@@ -161,7 +196,7 @@ static void report(const struct param *p, const char *val, const char *why,
 	if (!err)
 		return;
 	quote(q, sizeof(q), val ? val : "");
-	if (strfmt(msg, sizeof(msg), "ignoring %s=%s: %s; keeping the default", p->key, q, why) < 0)
+	if (strfmt(msg, sizeof(msg), "ignoring %s=%s: %s; keeping the default", key, q, why) < 0)
 		IGNORE(strcopy(msg, sizeof(msg), "ignoring a parameter: its reason is too long"));
 	err(msg, ctx);
 }
@@ -246,10 +281,12 @@ int config_bytes(const char *v, uint64_t *out)
 	return 0;
 }
 
-static int find_name(const char *const *names, size_t count, const char *v)
+static int find_name(size_t list, const char *v)
 {
-	for (size_t i = 0; i < count; i++)
-		if (strcmp(names[i], v) == 0)
+	const char *n;
+
+	for (size_t i = 0; (n = nth_name(list, i)); i++)
+		if (strcmp(n, v) == 0)
 			return (int)i;
 	return -1;
 }
@@ -298,8 +335,8 @@ static const char *check_string(const struct param *p, const char *v)
 			return "want a size like 512M or 4G";
 		return n < CFG_PERSIST_MIN ? "at least 16M" : NULL;
 	}
-	case P_ENUM: /* string-valued enum: union.format */
-		return find_name(format_names, ARRAY_SIZE(format_names), v) >= 0
+	case P_STRENUM:
+		return find_name(N_FORMAT, v) >= 0
 			       ? NULL : "want ext4, f2fs, vfat or jffs2";
 	}
 	return "unsupported";
@@ -318,7 +355,7 @@ static int apply_break(int *bits, const char *v)
 			return -EINVAL;
 		memcpy(word, v, n);
 		word[n] = '\0';
-		i = find_name(break_names, ARRAY_SIZE(break_names), word);
+		i = find_name(N_BREAK, word);
 		if (i < 0)
 			return -EINVAL;
 		out |= 1 << i;
@@ -356,9 +393,7 @@ int config_apply(struct config *c, const char *key, const char *val,
 	}
 	if (!p) {
 		if (strncmp(key, "union.", 6) == 0 && strncmp(key, "union.test.", 11) != 0) {
-			const struct param unknown = { .key = key };
-
-			report(&unknown, val, "unknown parameter", err, ctx);
+			report(key, val, "unknown parameter", err, ctx);
 			return 1;
 		}
 		return 0;
@@ -373,7 +408,7 @@ int config_apply(struct config *c, const char *key, const char *val,
 		else if (strcmp(val, "0") == 0 || strcmp(val, "no") == 0)
 			*num = 0;
 		else
-			report(p, val, "want no value, 1 or 0", err, ctx);
+			report(p->key, val, "want no value, 1 or 0", err, ctx);
 		return 1;
 	case P_UINT:
 		rc = val ? parse_uint(val, p->min, p->max, num) : -EINVAL;
@@ -381,37 +416,35 @@ int config_apply(struct config *c, const char *key, const char *val,
 			char why[64];
 
 			IGNORE(strfmt(why, sizeof(why), "out of range %d-%d", p->min, p->max));
-			report(p, val, why, err, ctx);
+			report(p->key, val, why, err, ctx);
 		} else if (rc < 0) {
-			report(p, val, "not a whole number", err, ctx);
+			report(p->key, val, "not a whole number", err, ctx);
 		}
 		return 1;
 	case P_BREAK:
 		if (!val)
 			*num = p->bare;
 		else if (apply_break(num, val) < 0)
-			report(p, val, "want modules, mount or switch", err, ctx);
+			report(p->key, val, "want modules, mount or switch", err, ctx);
 		return 1;
-	case P_ENUM:
-		if (p->names) {
-			int i = val ? find_name(p->names, p->cap, val) : p->bare;
+	case P_ENUM: {
+		int i = val ? find_name(p->names, val) : p->bare;
 
-			if (i < 0) {
-				char why[128];
-				struct sbuf sb;
+		if (i < 0) {
+			char why[128];
+			struct sbuf sb;
 
-				sbuf_init(&sb, why, sizeof(why));
-				sbuf_add(&sb, "want ");
-				for (size_t k = 0; k < p->cap; k++)
-					sbuf_addf(&sb, "%s%s", k ? "|" : "", p->names[k]);
-				IGNORE(sbuf_done(&sb));
-				report(p, val, why, err, ctx);
-			} else {
-				*num = i;
-			}
-			return 1;
+			sbuf_init(&sb, why, sizeof(why));
+			sbuf_add(&sb, "want ");
+			for (size_t k = 0; nth_name(p->names, k); k++)
+				sbuf_addf(&sb, "%s%s", k ? "|" : "", nth_name(p->names, k));
+			IGNORE(sbuf_done(&sb));
+			report(p->key, val, why, err, ctx);
+		} else {
+			*num = i;
 		}
-		break;
+		return 1;
+	}
 	default:
 		break;
 	}
@@ -420,7 +453,7 @@ int config_apply(struct config *c, const char *key, const char *val,
 		const char *why = val ? check_string(p, val) : "needs a value";
 
 		if (why)
-			report(p, val, why, err, ctx);
+			report(p->key, val, why, err, ctx);
 		else
 			IGNORE(strcopy(field, p->cap, val));
 	}

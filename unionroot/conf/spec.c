@@ -7,9 +7,10 @@
 
 #include "sbuf.h"
 
+/* Arrays, not pointers: static-pie relocates each pointer at start-up. */
 static const struct {
-	const char *prefix;
-	int kind;
+	char prefix[11];
+	unsigned char kind; /* enum spec_kind */
 } bases[] = {
 	{ "/dev/", SPEC_DEV },
 	{ "LABEL=", SPEC_LABEL },
@@ -22,7 +23,7 @@ static const struct {
 
 const char *spec_kind_name(int kind)
 {
-	static const char *const names[] = {
+	static const char names[][10] = {
 		[SPEC_DEV] = "device", [SPEC_LABEL] = "LABEL", [SPEC_UUID] = "UUID",
 		[SPEC_PARTUUID] = "PARTUUID", [SPEC_PARTLABEL] = "PARTLABEL",
 		[SPEC_MTD] = "mtd", [SPEC_UBI] = "ubi", [SPEC_AUTO] = "auto",

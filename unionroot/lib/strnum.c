@@ -18,6 +18,16 @@ int num_u64(const char **p, uint64_t *out)
 }
 
 /* char * as strstr's, so that callers may cut the text where it matched */
+int str_has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; n && (p = str_find(p, word)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
 char *str_find(const char *s, const char *needle)
 {
 	size_t k = strlen(needle);

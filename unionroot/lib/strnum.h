@@ -16,5 +16,10 @@
 int num_u64(const char **p, uint64_t *out);
 /* The first occurrence of needle in s, or NULL (an empty needle: s). */
 char *str_find(const char *s, const char *needle);
+/* Whether word is one of the space-separated words of list (an empty word
+ * never is; one holding a space matches the words it spans). A constant
+ * list of names as one string needs no relocation under static-pie, where
+ * an array of pointers needs one per name. */
+int str_has_word(const char *list, const char *word);
 
 #endif

@@ -64,6 +64,13 @@ ssize_t sys_read_fd(int fd, char *buf, size_t cap) WUR;
 /* Writes buf to path: new file, fsync, rename over, fsync the directory. */
 int sys_write_file_atomic(int dir, const char *name, const char *buf, size_t len,
 			  mode_t mode) WUR;
+/* Whether path (from dir) names anything, a symlink itself included: an
+ * lstat, as musl's faccessat(AT_SYMLINK_NOFOLLOW) needs faccessat2 (Linux
+ * 5.8) and answers EINVAL before it. 1 or 0. */
+int sys_lexists(int dir, const char *path);
+/* fork(): PID 1 has no threads, no stdio locks to take and no atfork
+ * handlers, so musl's _Fork, without fork()'s lock-taking around it. */
+pid_t sys_fork(void);
 /* Milliseconds since boot (CLOCK_BOOTTIME): the one clock. */
 uint64_t sys_now_ms(void);
 

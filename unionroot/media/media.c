@@ -6,24 +6,11 @@
 #include <string.h>
 
 #include "config.h"
-
-static const char *const mountable[] = {
-	"iso9660", "vfat", "exfat", "ext4", "ext3", "ext2", "f2fs", "erofs", "btrfs", "xfs", "squashfs",
-};
-
-static const char *const image_carriers[] = { "iso9660", "vfat", "exfat" };
-
-static int in_list(const char *type, const char *const *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(type, list[i]) == 0)
-			return 1;
-	return 0;
-}
+#include "strnum.h"
 
 int media_mountable(const char *type)
 {
-	return in_list(type, mountable, ARRAY_SIZE(mountable));
+	return str_has_word("iso9660 vfat exfat ext4 ext3 ext2 f2fs erofs btrfs xfs squashfs", type);
 }
 
 const char *media_mount_options(const char *type)
@@ -34,7 +21,7 @@ const char *media_mount_options(const char *type)
 
 int media_holds_images(const char *type)
 {
-	return in_list(type, image_carriers, ARRAY_SIZE(image_carriers));
+	return str_has_word("iso9660 vfat exfat", type);
 }
 
 int media_scan_candidate(const struct blkdev *d, int scan)

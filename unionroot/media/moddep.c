@@ -239,8 +239,8 @@ int moddep_resolve(const struct moddep *m, const char *name, unsigned *order,
  * whose job only some boots have waits until the boot has it. Longest
  * prefixes are not needed: no two rows overlap. */
 static const struct {
-	const char *prefix;
-	enum mod_need need;
+	char prefix[28];
+	unsigned char need; /* enum mod_need */
 } needs[] = {
 	{ "kernel/fs/", NEED_MOUNT },                  /* a mount of its type */
 	{ "kernel/drivers/block/loop.", NEED_LOOP },   /* an image file */

@@ -29,9 +29,7 @@
 #include "strnum.h"
 #include "sys.h"
 
-static const char *const fixed_options[] = {
-	"index=off", "redirect_dir=nofollow", "metacopy=off", "xino=off", "nfs_export=off",
-};
+#define FIXED_OPTIONS ",index=off,redirect_dir=nofollow,metacopy=off,xino=off,nfs_export=off"
 
 static int bad_path(const char *p)
 {
@@ -59,8 +57,7 @@ int overlay_options(char *buf, size_t cap, const char *const *lowers, unsigned n
 			return -EINVAL;
 		sbuf_addf(&sb, ",upperdir=%s,workdir=%s", upper, work);
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(fixed_options); i++)
-		sbuf_addf(&sb, ",%s", fixed_options[i]);
+	sbuf_add(&sb, FIXED_OPTIONS);
 	return sbuf_done(&sb);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "strnum.h"
 
 int copyup_choose_action(const struct copyup_facts *f, const char **why)
 {
@@ -84,7 +85,7 @@ struct cu_decision copyup_decide(const struct cu_facts *f)
 }
 
 /* File systems that cannot be an overlay upper (no xattrs, no whiteouts). */
-static const char *const no_upper_fs[] = { "vfat", "msdos", "exfat", "ntfs", "ntfs3" };
+#define NO_UPPER_FS "vfat msdos exfat ntfs ntfs3"
 
 int copyup_choose_backend(int mode, int have_overlay, const char *upper_fs, const char **why)
 {
@@ -100,11 +101,9 @@ int copyup_choose_backend(int mode, int have_overlay, const char *upper_fs, cons
 		*why = "no overlayfs in this kernel, the initramfs or the image";
 		return BACKEND_COPYUP;
 	}
-	for (size_t i = 0; upper_fs && i < ARRAY_SIZE(no_upper_fs); i++) {
-		if (strcmp(upper_fs, no_upper_fs[i]) == 0) {
-			*why = "the writable file system cannot host an overlay upper";
-			return BACKEND_COPYUP;
-		}
+	if (upper_fs && str_has_word(NO_UPPER_FS, upper_fs)) {
+		*why = "the writable file system cannot host an overlay upper";
+		return BACKEND_COPYUP;
 	}
 	*why = "overlayfs is available";
 	return BACKEND_OVERLAY;

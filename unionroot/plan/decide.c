@@ -11,7 +11,8 @@ void decide_boot(const struct ur_state *saved, int state_rc, const struct ur_sta
 		 int cfg_reset, int requested, int upgrade, unsigned maxfails,
 		 struct boot_decision *d)
 {
-	static const struct ur_state none;
+	/* zeros in .bss: a const one would be 584 bytes of zeros in the file */
+	static struct ur_state none;
 	const struct ur_state *old = state_rc < 0 ? &none : saved;
 	int fresh;
 

@@ -4,6 +4,7 @@
  * already exist (decide_boot, copyup_choose_backend) and adds their order. */
 #include "plan.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "copyup.h"
@@ -99,10 +100,10 @@ static void without_copyup(const struct plan_facts *f, struct plan *p)
  * a pending request resets too, and says so. */
 static void decide_branch(const struct plan_facts *f, struct plan *p)
 {
-	static const struct ur_state none;
 	const struct config *c = f->cfg;
 
-	decide_boot(f->state_known ? &f->saved : &none, f->state_known ? f->state_rc : 0, &f->now,
+	/* no state known reads as no state: decide_boot's zeros */
+	decide_boot(&f->saved, f->state_known ? f->state_rc : -ENODATA, &f->now,
 		    c->reset, f->reset_request, c->upgrade, (unsigned)c->maxfails, &p->decided);
 	if (p->decided.failsafe) {
 		p->upper_kind = UPPER_TMPFS;

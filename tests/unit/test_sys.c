@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+/* The syscall layer's small answers: what exists without following a
+ * symlink, a fork without libc's atfork machinery, the one clock. */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sys.h"
+#include "unit.h"
+
+/* a driver link in /sys is a symlink: it counts whether or not it resolves */
+static void a_symlink_exists_whether_or_not_it_resolves(void)
+{
+	char path[512];
+	int dir = open(unit_tmpdir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	CHECK(dir >= 0);
+	snprintf(path, sizeof(path), "%s/file", unit_tmpdir());
+	CHECK_INT(close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)), 0);
+	CHECK_INT(symlinkat("nowhere", dir, "dangling"), 0);
+	CHECK_INT(symlinkat("file", dir, "link"), 0);
+	CHECK_INT(sys_lexists(AT_FDCWD, path), 1);
+	CHECK_INT(sys_lexists(dir, "file"), 1);
+	CHECK_INT(sys_lexists(dir, "dangling"), 1);
+	CHECK_INT(sys_lexists(dir, "link"), 1);
+	CHECK_INT(sys_lexists(dir, "missing"), 0);
+	CHECK_INT(sys_lexists(dir, "file/below"), 0);
+	CHECK_INT(sys_lexists(dir, "dangling/below"), 0);
+	close(dir);
+}
+
+static void a_forked_child_runs_and_is_reaped(void)
+{
+	int status = -1;
+	pid_t parent = getpid(), pid = sys_fork();
+
+	if (pid == 0)
+		_exit(getppid() == parent && getpid() != parent ? 7 : 1);
+	CHECK(pid > 0);
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_INT(WEXITSTATUS(status), 7);
+}
+
+/* the raw syscall reads the same clock as clock_gettime's vDSO */
+static void the_clock_is_boottime_in_milliseconds(void)
+{
+	struct timespec ts;
+	uint64_t before, now, after;
+
+	CHECK_INT(clock_gettime(CLOCK_BOOTTIME, &ts), 0);
+	before = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	now = sys_now_ms();
+	CHECK_INT(clock_gettime(CLOCK_BOOTTIME, &ts), 0);
+	after = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	CHECK(now > 0);
+	CHECK(before <= now && now <= after);
+}
+
+UNIT_SUITE(sys, { "a symlink exists whether or not it resolves",
+		  a_symlink_exists_whether_or_not_it_resolves },
+	   { "a forked child runs and is reaped", a_forked_child_runs_and_is_reaped },
+	   { "the clock is CLOCK_BOOTTIME in milliseconds", the_clock_is_boottime_in_milliseconds });
