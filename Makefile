@@ -185,7 +185,7 @@ demo: deps
 	$(Q)board/$(BOARD)/run $(BUILD)/$(BOARD) $(if $(ROOTFS),--rootfs $(ROOTFS)) $(if $(LOWER),--lower $(LOWER)) $(if $(RESET),--reset) $(if $(CMD),--cmd "$(CMD)") $(if $(APPEND),--append "$(APPEND)")
 
 # Boards whose QEMU stories make check runs besides BOARD's own.
-CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64
+CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64 qemu-x86_64-emmc
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/host/unit-tests initramfs images BOARD=$(BOARD)
