@@ -185,7 +185,7 @@ demo: deps
 	$(Q)board/$(BOARD)/run $(BUILD)/$(BOARD) $(if $(ROOTFS),--rootfs $(ROOTFS)) $(if $(LOWER),--lower $(LOWER)) $(if $(RESET),--reset) $(if $(CMD),--cmd "$(CMD)") $(if $(APPEND),--append "$(APPEND)")
 
 # Boards whose QEMU stories make check runs besides BOARD's own.
-CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64
+CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64 qemu-x86_64-emmc
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/host/unit-tests initramfs images BOARD=$(BOARD)
@@ -217,10 +217,10 @@ bench-reset: all
 
 # make soak [SOAK_BOOTS=200 SOAK_SEED=N SOAK_FS=ext4|f2fs|ubifs]: random
 # operations and power cuts over hundreds of boots on both backends; not part
-# of make check (hours). ubifs boots the flash board.
+# of make check (hours). ubifs boots the flash board, f2fs the eMMC board.
 soak: deps
 	$(Q)$(MAKE) --no-print-directory all initramfs images \
-		BOARD=$(if $(filter ubifs,$(SOAK_FS)),qemu-x86_64-flash,$(BOARD))
+		BOARD=$(if $(filter ubifs,$(SOAK_FS)),qemu-x86_64-flash,$(if $(filter f2fs,$(SOAK_FS)),qemu-x86_64-emmc,$(BOARD)))
 	$(Q)BUILD=$(BUILD) BOARD=$(BOARD) bash tests/soak/soak.sh
 
 # make install [DESTDIR=…] [PREFIX=/usr]: the admin tool and its man page.

@@ -53,6 +53,24 @@ check_aliases() { # NAME ALIAS-FILE ARCHIVE-LIST
 	expect_not "$name-modules-alias-leaves-out-the-rest" "$alias" ' nouveau$' "nouveau's aliases are in it"
 }
 
+# The host programs in sbin/ are the board's TOOLS= and no more; the PC
+# board (a live DVD or stick) carries none, nor the glibc they would drag in.
+check_tools() { # ARCHIVE-LIST
+	local want have
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	want=$(bash -c 'TOOLS= && . "$1" && for t in $TOOLS; do echo "$t"; done' _ "board/$BOARD/build.conf" | sort | tr '\n' ' ')
+	have=$(sed -n 's|^sbin/||p' "$1" | sort | tr '\n' ' ')
+	if [ "$want" = "$have" ]; then
+		pass "initramfs-carries-the-board's-TOOLS ($BOARD: ${want:-none})"
+	else
+		fail "initramfs-carries-the-board's-TOOLS" "$BOARD: TOOLS='$want', sbin/ holds '$have'"
+	fi
+	[ "$BOARD" = qemu-x86_64 ] || return 0
+	expect "initramfs-pc-board-has-its-init" "$1" '^init$'
+	expect_not "initramfs-pc-board-carries-no-glibc" "$1" '/libc\.so' \
+		"$(grep -m1 '/libc\.so' "$1") in the PC board's initramfs"
+}
+
 check_archive() { # NAME ARCHIVE
 	local name=$1 a=$2 list ver dep missing=0
 	list=$T/$name.list
@@ -72,6 +90,7 @@ check_archive() { # NAME ARCHIVE
 	grep -qE '/crc32c(_generic|-intel)\.ko$' "$list" ||
 		{ fail "$name-has-crc32c" "no crc32c implementation in $a"; missing=1; }
 	[ "$missing" = 0 ] && pass "$name-has-init-ext4-and-its-dependencies"
+	[ "$name" = initramfs ] && check_tools "$list"
 
 	mkdir -p "$T/$name.x"
 	(cd "$T/$name.x" && "$ROOT_DIR/tools/initramfs-cat" "$a" | cpio -id --quiet "lib/modules/$ver/modules.*")

@@ -31,6 +31,20 @@ if ! mount -o loop "$T/disk.img" "$M"; then
 	exit 0
 fi
 
+# The boot's layout step syncs the branch top only when it changed it: a
+# branch laid out before (the usual boot) costs no journal commit there.
+if command -v strace >/dev/null; then
+	S=$M/synced
+	mkdir -p "$S"
+	strace -f -y -e trace=fsync -o "$T/sync1" "$BIN" test-reset "$S" >/dev/null 2>&1
+	strace -f -y -e trace=fsync -o "$T/sync2" "$BIN" test-reset "$S" >/dev/null 2>&1
+	expect "host: a new branch's upper/ and work/ are synced in its top" "$T/sync1" "fsync\([0-9]+<$S>\)"
+	expect_not "host: a branch laid out before is not synced again" "$T/sync2" "fsync\([0-9]+<$S>\)" \
+		"$(grep "<$S>" "$T/sync2" | head -n1)"
+else
+	skip "host: layout syncs" "strace not installed"
+fi
+
 # A branch top holding a user's tree, a keep file with globs, nested dirs,
 # and symlinks planted to lead out of the root.
 make_branch() { # DIR

@@ -9,7 +9,9 @@
 # README.md so the two cannot drift. One card through the stories: the first
 # boot formats rootfs_data as f2fs and persists, the next keeps the user's
 # files, a reset gives the factory tree, and a power cut during a reset
-# leaves old or factory, never a mix.
+# leaves old or factory, never a mix. The eMMC board carries the f2fs
+# tools; its board.conf must be the README's.
+BOARD=qemu-x86_64-emmc
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-emmc || exit 0
@@ -44,6 +46,13 @@ esac
 if [ -z "$VERITY" ]; then
 	fail "the README's eMMC block names union.verity=ROOTHASH" "no '# union.verity=ROOTHASH' line"
 	exit 0
+fi
+# the board's defaults are the README's lines (comments cut)
+BOARD_LINES=$(sed -n 's/[[:space:]]*#.*//; /^union\./p' "$ROOT_DIR/board/$BOARD/board.conf" | tr '\n' ' ')
+if [ "$BOARD_LINES" = "$CMDLINE" ]; then
+	pass "board/$BOARD/board.conf is the README's eMMC board.conf"
+else
+	fail "board/$BOARD/board.conf is the README's eMMC board.conf" "'$BOARD_LINES' against '$CMDLINE'"
 fi
 # shellcheck disable=SC2016 # expanded by the inner bash
 HAVE_TOOLS=$(bash -c 'TOOLS= && . "$1" && echo " $TOOLS "' _ "$ROOT_DIR/board/$BOARD/build.conf")

@@ -3,8 +3,9 @@
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # make soak: SOAK_BOOTS boots (default 200) of the PC board, on both
 # backends (an overlay branch and a copy-up branch, each its own disk,
-# cache=none), picked at random. SOAK_FS=ext4 (default) or f2fs gives each
-# backend a disk of that file system; SOAK_FS=ubifs boots the flash board
+# cache=none), picked at random. SOAK_FS=ext4 (default) or f2fs (on the
+# eMMC board, which checks it with fsck.f2fs) gives each backend a disk of
+# that file system; SOAK_FS=ubifs boots the flash board
 # with each backend's branch a UBI volume on its own block2mtd flash. Each
 # boot first checks what it finds, then does one random operation: write a
 # generation of files (synced, then a "done" mark), or ask for a reset.
@@ -17,7 +18,8 @@
 # SOAK_SEED=N repeats a run; SOAK_CUT=PERCENT (default 35) sets how often.
 FS=${SOAK_FS:-ext4}
 case $FS in
-ext4 | f2fs) ;;
+ext4) ;;
+f2fs) BOARD=qemu-x86_64-emmc ;; # checks the branch with fsck.f2fs at each boot
 ubifs) BOARD=qemu-x86_64-flash ;;
 *) echo "soak: SOAK_FS=$FS: not one of ext4 f2fs ubifs" >&2; exit 2 ;;
 esac
@@ -65,7 +67,10 @@ UBI=
 for b in overlay copyup; do
 	case $FS in
 	ext4) new_data "$T/$b.img" ;;
-	f2fs) rm -f "$T/$b.img" && truncate -s 128M "$T/$b.img" && mkfs.f2fs -q -l data "$T/$b.img" >/dev/null ;;
+	f2fs)
+		rm -f "$T/$b.img" && truncate -s 128M "$T/$b.img" && mkfs.f2fs -q -l data "$T/$b.img" >/dev/null
+		UBI='union.lower=/dev/vda union.upper=LABEL=data ' # the demo's disks, not the board's SD card
+		;;
 	ubifs) # erased flash: the first boot makes the UBI volume
 		head -c 16M /dev/zero | tr '\0' '\377' >"$T/$b.img"
 		UBI='union.ubi=mtd:rootfs_data union.upper=ubi:rootfs_data '

@@ -60,6 +60,33 @@ static void an_oversized_state_file_is_an_error_and_a_clear_state(void)
 	close(rw);
 }
 
+/* The same state is not written again (no new inode: no rename, no
+ * fsyncs); a changed one is. */
+static void saving_the_same_state_again_writes_nothing(void)
+{
+	struct ur_state st;
+	struct stat a, b;
+	int rw = open(unit_tmpdir(), O_RDONLY | O_DIRECTORY);
+
+	CHECK_INT(mkdirat(rw, ".unionroot", 0755), 0);
+	state_clear(&st);
+	st.nlower = 1;
+	strcpy(st.lower[0], "size=1,mkfs=2,head=3");
+	CHECK_INT(state_save(rw, &st), 0);
+	CHECK_INT(fstatat(rw, ".unionroot/state", &a, 0), 0);
+	CHECK_INT(state_save(rw, &st), 0);
+	CHECK_INT(fstatat(rw, ".unionroot/state", &b, 0), 0);
+	CHECK(a.st_ino == b.st_ino);
+	st.boots = 1;
+	CHECK_INT(state_save(rw, &st), 0);
+	CHECK_INT(fstatat(rw, ".unionroot/state", &b, 0), 0);
+	CHECK(a.st_ino != b.st_ino);
+	CHECK_INT(state_load(rw, &st), 0);
+	CHECK_INT(st.boots, 1);
+	CHECK_STR(st.lower[0], "size=1,mkfs=2,head=3");
+	close(rw);
+}
+
 static void identities_differ_with_the_image(void)
 {
 	unsigned char a[4096] = { 'h', 's', 'q', 's', 0, 0, 0, 0, 0x10, 0, 0, 0 };
@@ -295,6 +322,8 @@ UNIT_SUITE(reset,
 	     the_state_round_trips_and_garbage_is_refused },
 	   { "an oversized state file is -EFBIG and a clear state; saving replaces it",
 	     an_oversized_state_file_is_an_error_and_a_clear_state },
+	   { "saving the state it holds writes nothing; a changed state is written",
+	     saving_the_same_state_again_writes_nothing },
 	   { "a changed image has another identity", identities_differ_with_the_image },
 	   { "keep paths that could leave the root are refused",
 	     keep_paths_that_could_leave_the_root_are_refused },

@@ -44,10 +44,11 @@ static int ensure_dir(int rw, int trash, const char *name, int *repaired)
 	return 1;
 }
 
+/* 1 when it made a directory, else 0, or -errno. */
 static int state_dirs(int rw, int *state, int *trash, int *repaired)
 {
 	struct stat st;
-	int rc;
+	int rc, made;
 
 	/* .unionroot itself: a symlink or file there is hostile or corrupt; it
 	 * cannot go to a trash that lives inside it, so it gets a name beside */
@@ -60,7 +61,7 @@ static int state_dirs(int rw, int *state, int *trash, int *repaired)
 			return -ENOTDIR;
 		*repaired = 1;
 	}
-	rc = ensure_dir(rw, -1, BRANCH_STATE, repaired);
+	made = rc = ensure_dir(rw, -1, BRANCH_STATE, repaired);
 	if (rc < 0)
 		return rc;
 	*state = open_dir(rw, BRANCH_STATE);
@@ -76,7 +77,7 @@ static int state_dirs(int rw, int *state, int *trash, int *repaired)
 	if (rc < 0)
 		return rc;
 	*trash = open_dir(*state, BRANCH_TRASH);
-	return *trash < 0 ? *trash : 0;
+	return *trash < 0 ? *trash : made | rc;
 }
 
 static int stop_at_first(const char *name, unsigned char type, void *arg)
@@ -101,12 +102,12 @@ int branch_prepare(int rw, const struct reset_env *env, struct branch_result *re
 		   const char **what)
 {
 	struct reset_result rr;
-	int state = -1, trash = -1, rc;
+	int state = -1, trash = -1, rc, made;
 
 	memset(res, 0, sizeof(*res));
 	memset(&rr, 0, sizeof(rr));
 	*what = "creating .unionroot/";
-	rc = state_dirs(rw, &state, &trash, &res->repaired);
+	made = rc = state_dirs(rw, &state, &trash, &res->repaired);
 	if (rc < 0)
 		goto out;
 	/* before upper/ is looked at: a cut between the two renames of a
@@ -128,11 +129,15 @@ int branch_prepare(int rw, const struct reset_env *env, struct branch_result *re
 	rc = ensure_dir(rw, trash, BRANCH_UPPER, &res->repaired);
 	if (rc < 0)
 		goto out;
+	made |= rc;
 	*what = "creating work/";
 	rc = ensure_dir(rw, trash, BRANCH_WORK, &res->repaired);
 	if (rc < 0)
 		goto out;
-	if (fsync(rw) < 0) {
+	made |= rc;
+	/* the usual boot changed nothing here: no journal commit and cache
+	 * flush for a directory that is already on the disk as it is */
+	if ((made || res->repaired || rr.recovered || rr.applied) && fsync(rw) < 0) {
 		rc = -errno;
 		goto out;
 	}

@@ -101,15 +101,25 @@ int state_load(int rw, struct ur_state *st)
 
 int state_save(int rw, const struct ur_state *st)
 {
-	char text[STATE_TEXT_MAX + 1];
+	char text[STATE_TEXT_MAX + 1], old[STATE_TEXT_MAX + 1];
 	int dir, rc = state_format(st, text, sizeof(text));
+	size_t len = strlen(text);
 
 	if (rc < 0)
 		return rc;
 	dir = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dir < 0)
 		return -errno;
-	rc = sys_write_file_atomic(dir, STATE_FILE, text, strlen(text), 0600);
+	/* Most boots (no boot counting, the same images) save what the file
+	 * holds: those bytes reached the disk when a boot wrote them (fsynced,
+	 * renamed, directory fsynced), so rewriting them would only cost two
+	 * journal commits and cache flushes. */
+	if (sys_read_fileat(dir, STATE_FILE, old, sizeof(old)) == (ssize_t)len &&
+	    memcmp(old, text, len) == 0) {
+		close(dir);
+		return 0;
+	}
+	rc = sys_write_file_atomic(dir, STATE_FILE, text, len, 0600);
 	close(dir);
 	return rc;
 }
