@@ -369,13 +369,61 @@ static int apply_break(int *bits, const char *v)
 	return 0;
 }
 
+/* A flag, number, union.break or enum value into *num; a bad one is
+ * reported and leaves *num as it was. */
+static void apply_int(const struct param *p, const char *val, int *num, config_err_fn err, void *ctx)
+{
+	char why[128];
+	int rc;
+
+	switch (p->type) {
+	case P_FLAG:
+		if (!val || strcmp(val, "1") == 0 || strcmp(val, "yes") == 0)
+			*num = 1;
+		else if (strcmp(val, "0") == 0 || strcmp(val, "no") == 0)
+			*num = 0;
+		else
+			report(p->key, val, "want no value, 1 or 0", err, ctx);
+		return;
+	case P_UINT:
+		rc = val ? parse_uint(val, p->min, p->max, num) : -EINVAL;
+		if (rc == -ERANGE) {
+			IGNORE(strfmt(why, sizeof(why), "out of range %d-%d", p->min, p->max));
+			report(p->key, val, why, err, ctx);
+		} else if (rc < 0) {
+			report(p->key, val, "not a whole number", err, ctx);
+		}
+		return;
+	case P_BREAK:
+		if (!val)
+			*num = p->bare;
+		else if (apply_break(num, val) < 0)
+			report(p->key, val, "want modules, mount or switch", err, ctx);
+		return;
+	default: { /* P_ENUM */
+		int i = val ? find_name(p->names, val) : p->bare;
+		struct sbuf sb;
+
+		if (i >= 0) {
+			*num = i;
+			return;
+		}
+		sbuf_init(&sb, why, sizeof(why));
+		sbuf_add(&sb, "want ");
+		for (size_t k = 0; nth_name(p->names, k); k++)
+			sbuf_addf(&sb, "%s%s", k ? "|" : "", nth_name(p->names, k));
+		IGNORE(sbuf_done(&sb));
+		report(p->key, val, why, err, ctx);
+	}
+	}
+}
+
 int config_apply(struct config *c, const char *key, const char *val,
 		 config_err_fn err, void *ctx)
 {
 	const struct param *p = NULL;
+	const char *why;
 	char *field;
-	int *num;
-	int rc;
 
 	if (strcmp(key, "ro") == 0 && !val) {
 		c->rorw = RORW_RO;
@@ -399,64 +447,16 @@ int config_apply(struct config *c, const char *key, const char *val,
 		return 0;
 	}
 	field = (char *)c + p->off;
-	num = (int *)(void *)field;
-
-	switch (p->type) {
-	case P_FLAG:
-		if (!val || strcmp(val, "1") == 0 || strcmp(val, "yes") == 0)
-			*num = 1;
-		else if (strcmp(val, "0") == 0 || strcmp(val, "no") == 0)
-			*num = 0;
-		else
-			report(p->key, val, "want no value, 1 or 0", err, ctx);
+	if (p->type == P_FLAG || p->type == P_UINT || p->type == P_BREAK || p->type == P_ENUM) {
+		apply_int(p, val, (int *)(void *)field, err, ctx);
 		return 1;
-	case P_UINT:
-		rc = val ? parse_uint(val, p->min, p->max, num) : -EINVAL;
-		if (rc == -ERANGE) {
-			char why[64];
-
-			IGNORE(strfmt(why, sizeof(why), "out of range %d-%d", p->min, p->max));
-			report(p->key, val, why, err, ctx);
-		} else if (rc < 0) {
-			report(p->key, val, "not a whole number", err, ctx);
-		}
-		return 1;
-	case P_BREAK:
-		if (!val)
-			*num = p->bare;
-		else if (apply_break(num, val) < 0)
-			report(p->key, val, "want modules, mount or switch", err, ctx);
-		return 1;
-	case P_ENUM: {
-		int i = val ? find_name(p->names, val) : p->bare;
-
-		if (i < 0) {
-			char why[128];
-			struct sbuf sb;
-
-			sbuf_init(&sb, why, sizeof(why));
-			sbuf_add(&sb, "want ");
-			for (size_t k = 0; nth_name(p->names, k); k++)
-				sbuf_addf(&sb, "%s%s", k ? "|" : "", nth_name(p->names, k));
-			IGNORE(sbuf_done(&sb));
-			report(p->key, val, why, err, ctx);
-		} else {
-			*num = i;
-		}
-		return 1;
-	}
-	default:
-		break;
 	}
 	/* string-valued parameters */
-	{
-		const char *why = val ? check_string(p, val) : "needs a value";
-
-		if (why)
-			report(p->key, val, why, err, ctx);
-		else
-			IGNORE(strcopy(field, p->cap, val));
-	}
+	why = val ? check_string(p, val) : "needs a value";
+	if (why)
+		report(p->key, val, why, err, ctx);
+	else
+		IGNORE(strcopy(field, p->cap, val));
 	return 1;
 }
 
