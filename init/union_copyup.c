@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -141,7 +140,7 @@ int copyup_take_reset(struct boot *b, int rw, int reset)
 		if (sys_read_fileat(state, BRANCH_RESET_REQUEST, text, sizeof(text)) >= 0 &&
 		    reset_request_parse(text, &req) == 0 && (req.keeplist || req.keep.n))
 			keep_unsupported = 1;
-		if (renameat(state, BRANCH_RESET_REQUEST, state, COPYUP_RESET) == 0 && fsync(state) == 0)
+		if (sys_renameat(state, BRANCH_RESET_REQUEST, state, COPYUP_RESET) == 0 && fsync(state) == 0)
 			b->copyup_reset = 2;
 	} else if (reset) {
 		if (sys_write_file_atomic(state, COPYUP_RESET, "reset\n", 6, 0600) == 0)

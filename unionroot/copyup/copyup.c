@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/openat2.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -148,7 +147,7 @@ static int to_trash(struct run *r, int dir, const char *name)
 		if (strfmt(dst, sizeof(dst), "copyup.%llu.%u", (unsigned long long)sys_now_ms(),
 			   r->seq++) < 0)
 			return -ENAMETOOLONG;
-		if (renameat(dir, name, r->trash, dst) == 0)
+		if (sys_renameat(dir, name, r->trash, dst) == 0)
 			return 0;
 		if (errno != EEXIST && errno != ENOTEMPTY)
 			return -errno;
@@ -211,7 +210,7 @@ static int install(struct run *r, int idir, int udir, const char *name, const st
 		if (rc < 0)
 			return rc;
 	}
-	return renameat(r->stage, "f", udir, name) < 0 ? -errno : 0;
+	return sys_renameat(r->stage, "f", udir, name) < 0 ? -errno : 0;
 }
 
 /* ---- the walk ------------------------------------------------------------------ */
@@ -616,7 +615,7 @@ int copyup_run(int img, int rw, int action, const char *image_id, struct copyup_
 	if (action == CU_COPY) {
 		if (fstat(img, &st) == 0)
 			IGNORE(tc_times(r->stage, "tree", &st)); /* cosmetic */
-		if (renameat(r->stage, "tree", rw, BRANCH_UPPER) < 0 || fsync(rw) < 0) {
+		if (sys_renameat(r->stage, "tree", rw, BRANCH_UPPER) < 0 || fsync(rw) < 0) {
 			rc = -errno;
 			goto out_w;
 		}
