@@ -85,7 +85,7 @@ void union_detach(const char *path)
 /* The root gets the removable branch's nodev/nosuid while any of the branch
  * is in it (persistent, or kept at SAVEDIR by a failsafe or kiosk boot);
  * none once union.onfail released it. */
-static void root_flags(struct boot *b)
+static void set_root_flags(struct boot *b)
 {
 	b->root_flags = b->upper_released ? 0 : b->upper_flags;
 }
@@ -144,7 +144,7 @@ static int overlay_root(struct boot *b, int rw)
 		union_detach(RWDIR);
 		onfail(b, STEP_OVERLAY, rc, why);
 		rw = writable_branch(b, lower_paths);
-		root_flags(b);
+		set_root_flags(b);
 		rc = rw >= 0 ? mount_overlay(b, 1) : rw;
 	}
 	if (rc == 0) {
@@ -202,7 +202,7 @@ void union_build(struct boot *b)
 	IGNORE(sys_mkdir_p(NEWROOT, 0755)); /* the initramfs ships it */
 	copyup_choose(b);       /* the kernel's overlayfs, a fact: the plan's backend */
 	rw = writable_branch(b, lower_paths); /* the plan's branch, or its fallback */
-	root_flags(b);
+	set_root_flags(b);
 	if (rw >= 0 && b->plan.backend == PLAN_COPYUP) {
 		copyup_backend(b, rw);
 		close(rw);
