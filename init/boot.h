@@ -43,28 +43,30 @@ struct boot {
 	char lower_type[SPEC_LIST_MAX][16];
 	char lower_via[SPEC_LIST_MAX][SPEC_PATHS_MAX * 64]; /* medium:path..., "" */
 	char lower_verity[SPEC_LIST_MAX][256]; /* "verified ...", "" when not asked */
-	char upper_dev[48];                /* "" again once the branch failed (onfail) */
+	char upper_dev[48];
+	int upper_released;                /* given up (union.onfail): its medium released */
 	char upper_type[16];
 	char upper_medium[48];             /* a persistence file's medium, "" */
 	char upper_via[SPEC_PATHS_MAX * 64]; /* "/dev/sda1:/persistence.img (direct I/O)" */
 	/* facts: step 5, the branch's control state (writable.c) */
 	char lower_id[SPEC_LIST_MAX][STATE_ID_MAX]; /* identities of the read-only layers */
 	unsigned nlower_id;                /* 0 when one could not be read */
+	unsigned long upper_flags;         /* MS_NODEV|MS_NOSUID: the branch is on removable media */
 
 	/* the plan: facts in (the ones plan_build reads), decisions out */
 	struct plan_facts facts;           /* what the boot learnt so far, for plan_build */
 	struct plan plan;                  /* the last plan built from them */
 
-	/* results: what step 5 carried out (union, writable, copyup, onfail) */
-	int upper_kind;                    /* enum upper_kind: the branch mounted (writable_branch) */
-	char upper_state[160];             /* "persistent", "volatile: <why>" */
-	const char *backend;               /* "overlay", "bind (read-only)" */
-	char overlay_opts[1024];
-	unsigned long root_flags;          /* MS_NODEV|MS_NOSUID: removable writable media */
-	int reset_applied;
-	int trash_pending;                 /* the trash holds something: clean it after the switch */
+	/* results: what step 5 carried out, each written by one file (tests/host/owners.sh) */
+	int upper_kind;                    /* enum upper_kind: the branch mounted (writable.c) */
+	char upper_state[160];             /* "persistent", "volatile: <why>" (result.c) */
+	const char *backend;               /* "overlay", "bind (read-only)" (union.c) */
+	char overlay_opts[1024];           /* (union.c) */
+	unsigned long root_flags;          /* the removable branch's flags while in the root (union.c) */
+	int reset_applied;                 /* and the three below (result.c) */
 	const char *reset_why;
 	unsigned reset_kept, reset_refused;
+	int trash_pending;                 /* the trash holds something: clean it after the switch */
 	int copyup_reset;                  /* 1 union.reset or a cut restore, 2 requested */
 	int lower_changed;                 /* since the last boot */
 	char upgrade[160];                 /* what union.upgrade did, "" when nothing changed */
@@ -183,6 +185,21 @@ int noinitramfs_switch(void) WUR;
  * that replaces lower_dev; a layer that fails verification is refused
  * (never mounted unverified) and the boot stops as the plan says. */
 void verity_layers(struct boot *b);
+/* init/result.c: what the writable branch became (enum branch_outcome; for
+ * OUTCOME_LOST, what failed and its -errno), the status's upper_state. */
+enum branch_outcome {
+	OUTCOME_PERSISTENT,  /* detail: its file system */
+	OUTCOME_VOLATILE,    /* the plan's tmpfs, unless said already */
+	OUTCOME_FALLBACK,    /* union.onfail's tmpfs; detail: why */
+	OUTCOME_FAILSAFE,    /* the failsafe's tmpfs (b->failsafe says why) */
+	OUTCOME_SESSION,     /* a kiosk session; detail: the saved branch, NULL: none */
+	OUTCOME_NONE,        /* no branch (union.upper=none), unless said already */
+	OUTCOME_NO_COPYUP,   /* copy-up needed in a build without it */
+	OUTCOME_LOST         /* the branch could not serve the root; detail: the step */
+};
+void result_branch(struct boot *b, int what, const char *detail, int err);
+/* A factory reset was carried out: why, and its keep paths. */
+void result_reset(struct boot *b, const char *why, unsigned kept, unsigned refused);
 /* init/union.c */
 void union_build(struct boot *b);
 /* Lazy unmount of a mount of ours; a failure is said and left. */
@@ -191,6 +208,8 @@ void union_detach(const char *path);
  * a failure (onfail) the plan's fallback in turn; lowers are the mounted
  * read-only layers. An fd of the branch's top, or -errno: no branch. */
 int writable_branch(struct boot *b, const char *const *lowers);
+/* The branch as messages name it: its device, or "tmpfs" (none, or released). */
+const char *writable_name(const struct boot *b);
 /* room.c: a full writable branch gives up its reserve before anything is
  * written to it; after the boot's writes, the fullness warning and a new
  * reserve when there is room for one. */

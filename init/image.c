@@ -439,6 +439,7 @@ void image_release_upper(struct boot *b)
 {
 	struct medium *m = medium_find(b->upper_medium, 1);
 
+	b->upper_released = 1; /* nothing of it is in the root now, nor its flags */
 	if (!b->upper_medium[0])
 		return;
 	b->upper_medium[0] = '\0';

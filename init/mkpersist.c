@@ -4,7 +4,6 @@
  * place: a power cut never leaves a half-made file under the name booted. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h> /* renameat only */
 #include <string.h>
 #include <unistd.h>
 
@@ -93,7 +92,7 @@ static int make_in(int pfd, const char *tmp, const char *base, const struct plan
 	close(fd);
 	if (rc == 0) {
 		*what = "renaming it into place";
-		rc = renameat(pfd, tmp, pfd, base) < 0 ? -errno : 0;
+		rc = sys_renameat(pfd, tmp, pfd, base) < 0 ? -errno : 0;
 	}
 	if (rc == 0)
 		rc = fsync(pfd) < 0 ? -errno : 0; /* the rename is what makes it */

@@ -6,7 +6,6 @@
  * union.init= says otherwise (never this program again). */
 #include <errno.h>
 #include <linux/magic.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/sysmacros.h>

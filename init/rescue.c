@@ -150,7 +150,5 @@ void onfail(struct boot *b, int step, int err, const char *why)
 	}
 	log_err("%s; booting with a volatile writable branch in RAM (union.onfail=%s)", why,
 		config_onfail_name(b->plan.fallback));
-	b->upper_dev[0] = '\0';
-	b->root_flags = 0; /* the removable branch is unmounted: nothing of it is in the root */
-	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "volatile: %s", why)); /* may cut */
+	result_branch(b, OUTCOME_FALLBACK, why, err);
 }

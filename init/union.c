@@ -82,6 +82,14 @@ void union_detach(const char *path)
 		log_warn("cannot unmount %s: %s", path, strerror(errno));
 }
 
+/* The root gets the removable branch's nodev/nosuid while any of the branch
+ * is in it (persistent, or kept at SAVEDIR by a failsafe or kiosk boot);
+ * none once union.onfail released it. */
+static void set_root_flags(struct boot *b)
+{
+	b->root_flags = b->upper_released ? 0 : b->upper_flags;
+}
+
 static int mount_overlay(struct boot *b, int with_upper)
 {
 	const char *lowers[SPEC_LIST_MAX + 1];
@@ -136,6 +144,7 @@ static int overlay_root(struct boot *b, int rw)
 		union_detach(RWDIR);
 		onfail(b, STEP_OVERLAY, rc, why);
 		rw = writable_branch(b, lower_paths);
+		set_root_flags(b);
 		rc = rw >= 0 ? mount_overlay(b, 1) : rw;
 	}
 	if (rc == 0) {
@@ -143,8 +152,7 @@ static int overlay_root(struct boot *b, int rw)
 	} else {
 		log_err("overlay mount failed: %s%s; booting the read-only layer without a writable branch",
 			strerror(-rc), rc == -ENODEV ? " (no overlayfs in this kernel)" : "");
-		IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "none: overlay failed: %s",
-			      strerror(-rc))); /* fits */
+		result_branch(b, OUTCOME_LOST, "overlay", rc);
 	}
 	if (rw >= 0)
 		close(rw);
@@ -171,8 +179,18 @@ static void readonly_root(struct boot *b)
 		b->backend = "bind (read-only)";
 		b->overlay_opts[0] = '\0';
 	}
-	if (!b->upper_state[0])
-		IGNORE(strcopy(b->upper_state, sizeof(b->upper_state), "none (union.upper=none)"));
+	result_branch(b, OUTCOME_NONE, NULL, 0);
+}
+
+/* The copy-up root (copyup_root) over the branch at rw: its backend. */
+static void copyup_backend(struct boot *b, int rw)
+{
+	static char text[160];
+
+	if (copyup_root(b, rw) < 0)
+		return; /* logged; without a backend the layer is bound read-only */
+	IGNORE(strfmt(text, sizeof(text), "copyup (%s)", b->plan.backend_why)); /* fits */
+	b->backend = text;
 }
 
 void union_build(struct boot *b)
@@ -184,9 +202,9 @@ void union_build(struct boot *b)
 	IGNORE(sys_mkdir_p(NEWROOT, 0755)); /* the initramfs ships it */
 	copyup_choose(b);       /* the kernel's overlayfs, a fact: the plan's backend */
 	rw = writable_branch(b, lower_paths); /* the plan's branch, or its fallback */
+	set_root_flags(b);
 	if (rw >= 0 && b->plan.backend == PLAN_COPYUP) {
-		IGNORE(copyup_root(b, rw)); /* logged; without a backend the layer is bound read-only */
-		b->trash_pending = 1; /* merges and restores move replaced files to the trash */
+		copyup_backend(b, rw);
 		close(rw);
 	} else if (rw >= 0) {
 		IGNORE(overlay_root(b, rw)); /* logged */

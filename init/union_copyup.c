@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -26,8 +25,6 @@
 
 #define LOWER0 RUNDIR "/lower/0"
 #define MODULE_INIT_COMPRESSED 4 /* MODULE_INIT_COMPRESSED_FILE, 5.17 */
-
-static char backend_text[160];
 
 /* A missing module is the usual reason an overlay root silently does not
  * happen: the image may carry one built for this kernel. Symlinks inside
@@ -90,8 +87,7 @@ static void without_copyup(struct boot *b)
 	if (b->plan.backend == PLAN_READONLY && b->plan.upper_kind != UPPER_NONE) {
 		log_err("union backend: copy-up is needed (%s), and this build has none; booting the read-only layer without a writable branch",
 			b->plan.copyup_missing);
-		IGNORE(strcopy(b->upper_state, sizeof(b->upper_state),
-			       "none: copy-up is needed, and this build has none")); /* fits */
+		result_branch(b, OUTCOME_NO_COPYUP, NULL, 0);
 	}
 }
 
@@ -102,9 +98,9 @@ void copyup_choose(struct boot *b)
 	if (b->plan.upper_kind == UPPER_NONE || b->nlower == 0)
 		return;
 	gather_overlay(b);
-	b->facts.upper_dev = b->upper_dev;
+	b->facts.upper_dev = b->upper_released ? "" : b->upper_dev;
 	b->facts.upper_type = b->upper_type;
-	if (b->upper_dev[0])
+	if (b->facts.upper_dev[0])
 		b->facts.upper_present = PRESENT_YES;
 	plan_build(&b->facts, &b->plan);
 	if (b->plan.copyup_missing)
@@ -112,7 +108,6 @@ void copyup_choose(struct boot *b)
 	if (b->plan.backend != PLAN_COPYUP)
 		return;
 	why = b->plan.backend_why;
-	IGNORE(strfmt(backend_text, sizeof(backend_text), "copyup (%s)", why)); /* fits */
 	if (b->cfg.mode == MODE_COPYUP)
 		log_info("union backend: copy-up (%s)", why);
 	else
@@ -141,7 +136,7 @@ int copyup_take_reset(struct boot *b, int rw, int reset)
 		if (sys_read_fileat(state, BRANCH_RESET_REQUEST, text, sizeof(text)) >= 0 &&
 		    reset_request_parse(text, &req) == 0 && (req.keeplist || req.keep.n))
 			keep_unsupported = 1;
-		if (renameat(state, BRANCH_RESET_REQUEST, state, COPYUP_RESET) == 0 && fsync(state) == 0)
+		if (sys_renameat(state, BRANCH_RESET_REQUEST, state, COPYUP_RESET) == 0 && fsync(state) == 0)
 			b->copyup_reset = 2;
 	} else if (reset) {
 		if (sys_write_file_atomic(state, COPYUP_RESET, "reset\n", 6, 0600) == 0)
@@ -159,7 +154,7 @@ int copyup_take_reset(struct boot *b, int rw, int reset)
  * what happens when it failed. 0 or -errno (logged). */
 static int copyup_fill(struct boot *b, int rw, const char *src, const char *then)
 {
-	const char *dev = b->upper_dev[0] ? b->upper_dev : "tmpfs";
+	const char *dev = writable_name(b);
 	struct copyup_result res;
 	const char *done = "";
 	char id[MF_ID_MAX];
@@ -184,8 +179,7 @@ static int copyup_fill(struct boot *b, int rw, const char *src, const char *then
 			 dev, res.base_err);
 	if (rc < 0) {
 		log_err("copy-up into writable branch %s failed: %s; %s", dev, strerror(-rc), then);
-		IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "none: copy-up failed: %s",
-			      strerror(-rc))); /* fits */
+		result_branch(b, OUTCOME_LOST, "copy-up", rc);
 		return rc;
 	}
 	if (b->copyup_reset) {
@@ -202,7 +196,7 @@ static int copyup_fill(struct boot *b, int rw, const char *src, const char *then
 					 strerror(-rc2));
 			close(state);
 		}
-		b->reset_applied = 1;
+		result_reset(b, b->plan.reset_why ? b->plan.reset_why : "union.reset", 0, 0);
 		log_note("factory reset (copy-up, %s): restored %u, removed %u",
 			 b->copyup_reset == 2 ? "requested by 'unionroot reset'" : "union.reset",
 			 res.updated + res.copied, res.removed);
@@ -237,12 +231,8 @@ int copyup_root(struct boot *b, int rw)
 	if (rc == 0)
 		rc = sys_remount(NEWROOT, MS_BIND | b->root_flags | (b->cfg.rorw == RORW_RO ? MS_RDONLY : 0),
 				 MS_NODEV | MS_NOSUID);
-	if (rc < 0) {
+	if (rc < 0)
 		log_err("copy-up: binding %s/upper to %s failed: %s; booting the read-only layer",
 			RWDIR, NEWROOT, strerror(-rc));
-		return rc;
-	}
-	b->backend = backend_text;
-	b->overlay_opts[0] = '\0';
-	return 0;
+	return rc;
 }

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -15,6 +14,7 @@
 
 #include "boot.h"
 #include "log.h"
+#include "fmt.h"
 #include "sbuf.h"
 #include "strnum.h"
 #include "sys.h"
@@ -65,8 +65,7 @@ static void record_fmt(int step, unsigned budget_s, const char *fmt, va_list ap)
 
 	if (!wd)
 		return;
-	if (vsnprintf(text, sizeof(text), fmt, ap) < 0)
-		text[0] = '\0'; /* a cut text still names the step */
+	IGNORE(fmt_vsn(text, sizeof(text), fmt, ap)); /* a cut text still names the step */
 	record(step, budget_s, text);
 }
 

@@ -80,8 +80,7 @@ static void go_failsafe(struct boot *b, const char *dev, unsigned boots)
 	IGNORE(keep_saved(dev, "failsafe")); /* reported; the boot goes on volatile */
 	log_err("failsafe boot: writable branch %s: %s; booting a volatile root, the branch read-only at %s",
 		dev, b->failsafe, SAVEDIR);
-	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "volatile: failsafe: %s",
-		      b->failsafe)); /* fits */
+	result_branch(b, OUTCOME_FAILSAFE, NULL, 0);
 }
 
 /* Control state: boot counter and layer identities decide failsafe and the
@@ -129,7 +128,6 @@ static int control_state(struct boot *b, int rw, struct reset_env *env, struct u
 		log_note("%s", b->upgrade);
 	}
 	env->mode = d.reset_mode;
-	b->reset_why = d.reset_mode != RESET_NONE ? d.why : NULL;
 	*next = d.next;
 	b->boots = d.next.boots;
 	return 0;
@@ -146,10 +144,7 @@ static void go_session(struct boot *b, int usable)
 	int saved = keep_saved(b->upper_dev, "kiosk session") == 0 && usable;
 
 	b->session_layer = saved;
-	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state),
-		      "volatile: kiosk session (union.session=volatile)%s%s%s",
-		      saved ? "; the saved branch " : "", saved ? b->upper_dev : "",
-		      !saved ? "" : b->plan.backend == PLAN_COPYUP ? " is copied into RAM (copy-up)" : " is a read-only layer")); /* fits */
+	result_branch(b, OUTCOME_SESSION, saved ? b->upper_dev : NULL, 0);
 	log_note("kiosk session: %s; nothing of this boot persists", b->upper_state);
 }
 
@@ -167,8 +162,7 @@ static int mount_tmpfs_upper(struct boot *b, char *why)
 	if (rc < 0)
 		IGNORE(strfmt(why, PLAN_WHY_MAX, "mounting a tmpfs writable branch failed: %s",
 			      strerror(-rc))); /* fits */
-	if (!b->upper_state[0])
-		IGNORE(strcopy(b->upper_state, sizeof(b->upper_state), "volatile (union.upper=tmpfs)"));
+	result_branch(b, OUTCOME_VOLATILE, NULL, 0);
 	return rc;
 }
 
@@ -200,11 +194,16 @@ static unsigned long removable_flags(struct boot *b)
 	return 0;
 }
 
+const char *writable_name(const struct boot *b)
+{
+	return b->upper_dev[0] && !b->upper_released ? b->upper_dev : "tmpfs";
+}
+
 /* A step of the branch failed: why says which and how, -errno returned. */
 static int failed(const struct boot *b, const char *what, int rc, char *why, size_t cap)
 {
-	IGNORE(strfmt(why, cap, "writable branch %s: %s failed: %s",
-		      b->upper_dev[0] ? b->upper_dev : "tmpfs", what, strerror(-rc))); /* may cut */
+	IGNORE(strfmt(why, cap, "writable branch %s: %s failed: %s", writable_name(b), what,
+		      strerror(-rc))); /* may cut */
 	return rc;
 }
 
@@ -220,19 +219,17 @@ static int lay_out(struct boot *b, int rw, const struct reset_env *env, char *wh
 		return failed(b, what, rc, why, cap);
 	if (res.repaired)
 		log_warn("writable branch %s: a non-directory stood where upper/, work/ or .unionroot/ belong; moved it aside",
-			 b->upper_dev[0] ? b->upper_dev : "tmpfs");
+			 writable_name(b));
 	if (res.recovered)
 		log_note("factory reset: finished a reset a power cut had interrupted");
 	if (res.reset_done) {
-		b->reset_applied = 1;
-		b->reset_kept = res.kept;
-		b->reset_refused = res.refused;
-		if (!b->reset_why || res.from_request)
-			b->reset_why = res.from_request ? "requested by 'unionroot reset'" : "union.reset";
+		result_reset(b, res.from_request ? "requested by 'unionroot reset'" :
+				b->plan.reset_why ? b->plan.reset_why : "union.reset", res.kept, res.refused);
 		log_note("factory reset (%s): the old writable tree is set aside, %u keep path(s) carried over%s; it is deleted after the switch",
 			 b->reset_why, res.kept, res.refused ? ", some refused (see above)" : "");
 	}
-	b->trash_pending = res.trash_pending || res.reset_done;
+	/* copy-up's merges and restores move replaced files to the trash too */
+	b->trash_pending = res.trash_pending || res.reset_done || b->plan.backend == PLAN_COPYUP;
 	return 0;
 }
 
@@ -275,11 +272,11 @@ static int device_mount(struct boot *b, const char *type, char *why, size_t cap,
 	modules_for_fs(b, type);
 	/* kept when a failsafe or kiosk boot goes on with a tmpfs: the stick
 	 * stays mounted at SAVEDIR, and in a kiosk is a layer */
-	b->root_flags = removable_flags(b);
+	b->upper_flags = removable_flags(b);
 	watchdog_step(WD_STEP_S, "mounting writable branch %s (%s)", b->upper_dev, type);
 	crashpoint_stall(); /* tests: a mount that takes its time */
 	/* vfat: the kernel's default iocharset may be a module it lacks */
-	rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME | b->root_flags,
+	rc = sys_mount(b->upper_dev, RWDIR, type, MS_NOATIME | b->upper_flags,
 		       b->cfg.upperflags[0] ? b->cfg.upperflags : media_mount_options(type));
 	watchdog_step_end();
 	if (rc < 0)
@@ -363,8 +360,7 @@ static int device_branch(struct boot *b)
 	if (rc < 0)
 		log_err("saving the control state on %s failed: %s; boot counting and upgrade detection miss this boot",
 			b->upper_dev, strerror(-rc));
-	IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), "persistent on %s (%s)",
-		      b->upper_dev, type)); /* fits: short names */
+	result_branch(b, OUTCOME_PERSISTENT, type, 0);
 	room_after_boot(b, rw);
 	if (!b->plan.kiosk)
 		return rw;

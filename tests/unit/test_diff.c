@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "diff.h"
 #include "unit.h"
 

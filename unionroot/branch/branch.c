@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,7 +56,7 @@ static int state_dirs(int rw, int *state, int *trash, int *repaired)
 
 		if (strfmt(aside, sizeof(aside), "%s.invalid.%llu", BRANCH_STATE,
 			   (unsigned long long)sys_now_ms()) < 0 ||
-		    renameat(rw, BRANCH_STATE, rw, aside) < 0)
+		    sys_renameat(rw, BRANCH_STATE, rw, aside) < 0)
 			return -ENOTDIR;
 		*repaired = 1;
 	}

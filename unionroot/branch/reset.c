@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include "log.h"
 #include "lines.h"
 #include "overlay.h"
+#include "fmt.h"
 #include "sbuf.h"
 #include "sys.h"
 
@@ -90,7 +90,7 @@ int reset_to_trash(int from, int trash, const char *name)
 		if (!exists_at(trash, dst, &st))
 			break;
 	}
-	if (renameat(from, name, trash, dst) < 0)
+	if (sys_renameat(from, name, trash, dst) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	return 1;
 }
@@ -108,7 +108,7 @@ int reset_recover(int rw, int state, int trash, struct reset_result *res)
 	int rc;
 
 	if (exists_at(state, RESET_READY, &st) && !exists_at(rw, BRANCH_UPPER, &st)) {
-		if (renameat(state, RESET_READY, rw, BRANCH_UPPER) < 0)
+		if (sys_renameat(state, RESET_READY, rw, BRANCH_UPPER) < 0)
 			return -errno;
 		res->recovered = 1;
 		rc = sync_dirs(rw, state, -1);
@@ -126,15 +126,12 @@ static void say(const struct reset_env *env, int level, const char *fmt, ...)
 {
 	char msg[LOG_LINE_MAX];
 	va_list ap;
-	int n;
 
 	if (!env || !env->say)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	IGNORE(fmt_vsn(msg, sizeof(msg), fmt, ap));
 	va_end(ap);
-	if (n < 0)
-		return;
 	env->say(level, msg, env->ctx); /* a cut message still says what happened */
 }
 
@@ -272,7 +269,7 @@ static int build_ready(int rw, int state, int trash, const struct reset_env *env
 	if (rc == 0 && syncfs(stage) < 0)
 		rc = -errno;
 	close(stage);
-	if (rc == 0 && renameat(state, RESET_STAGING, state, RESET_READY) < 0)
+	if (rc == 0 && sys_renameat(state, RESET_STAGING, state, RESET_READY) < 0)
 		rc = -errno;
 	if (rc == 0)
 		rc = sync_dirs(state, -1, -1);
@@ -360,7 +357,7 @@ int reset_apply(int rw, int state, int trash, const struct reset_env *env,
 	rc = reset_to_trash(rw, trash, BRANCH_UPPER);
 	if (rc < 0)
 		return rc;
-	if (renameat(state, RESET_READY, rw, BRANCH_UPPER) < 0)
+	if (sys_renameat(state, RESET_READY, rw, BRANCH_UPPER) < 0)
 		return -errno;
 	rc = sync_dirs(rw, state, trash);
 	if (rc < 0)

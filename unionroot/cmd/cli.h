@@ -3,6 +3,8 @@
 #ifndef UNIONROOT_CLI_H
 #define UNIONROOT_CLI_H
 
+#include "defs.h"
+
 #define UNIONROOT_VERSION "0.1"
 #define RUNTIME_DIR "/run/unionroot"
 #define RUNTIME_RW RUNTIME_DIR "/rw"
@@ -21,5 +23,9 @@ int cmd_boot_ok(int argc, char **argv);
 int cmd_test_reset(int argc, char **argv);
 int cmd_test_reserve(int argc, char **argv);
 int cmd_copyup(int argc, char **argv);
+/* unionroot diff's line "K /path" on stdout, for both backends: control
+ * bytes, DEL and '\' as \xHH, so a file name cannot forge or break a line.
+ * 0 or -EIO. */
+int diff_print(char kind, const char *path) WUR;
 
 #endif

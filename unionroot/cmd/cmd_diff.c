@@ -26,6 +26,17 @@ struct args {
 	unsigned nl;
 };
 
+int diff_print(char kind, const char *path)
+{
+	int rc = printf("%c %s", kind, path[0] == '/' ? "" : "/");
+
+	for (const unsigned char *p = (const unsigned char *)path; rc >= 0 && *p; p++)
+		rc = *p < ' ' || *p == 0x7f || *p == '\\' ? printf("\\x%02x", *p) : putchar(*p);
+	if (rc >= 0)
+		rc = putchar('\n');
+	return rc < 0 ? -EIO : 0;
+}
+
 static int print_one(char kind, const char *path, void *ctx)
 {
 	struct counts *c = ctx;
@@ -113,6 +124,16 @@ static int overlay_diff(struct args *a, struct counts *c)
 	return 0;
 }
 
+static int copyup_diff(const char *rw, struct counts *c)
+{
+	char why[512];
+
+	if (diff_copyup(rw, print_one, c, why, sizeof(why)) == 0)
+		return 0;
+	fprintf(stderr, "unionroot diff: %s\n", why);
+	return 1;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct args a = { NULL, NULL, { 0 }, 0 };
@@ -125,7 +146,7 @@ int cmd_diff(int argc, char **argv)
 	if (status == 0) {
 		if (a.branch || (!a.upper && !a.nl &&
 				 access(RUNTIME_RW "/" BRANCH_STATE "/" MF_NAME, F_OK) == 0))
-			status = diff_copyup(a.branch ? a.branch : RUNTIME_RW, print_one, &c);
+			status = copyup_diff(a.branch ? a.branch : RUNTIME_RW, &c);
 		else
 			status = overlay_diff(&a, &c);
 		if (c.stat && status == 0)

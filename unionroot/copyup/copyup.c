@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h> /* renameat */
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -394,7 +393,7 @@ int copyup_run(int img, int rw, int action, const char *image_id, struct copyup_
 	if (action == CU_COPY) {
 		if (fstat(img, &st) == 0)
 			IGNORE(tc_times(r->stage, "tree", &st)); /* cosmetic */
-		if (renameat(r->stage, "tree", rw, BRANCH_UPPER) < 0 || fsync(rw) < 0) {
+		if (sys_renameat(r->stage, "tree", rw, BRANCH_UPPER) < 0 || fsync(rw) < 0) {
 			rc = -errno;
 			goto out_w;
 		}

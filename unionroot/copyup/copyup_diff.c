@@ -4,7 +4,6 @@
  * upper/ does not; a deleted directory is one line). */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +14,7 @@
 #include "copyup_tables.h"
 #include "diff.h"
 #include "relpath.h"
+#include "sbuf.h"
 #include "sys.h"
 
 struct dctx {
@@ -106,7 +106,22 @@ out:
 	c->names.iused = mark_i;
 }
 
-int diff_copyup(const char *top, diff_fn fn, void *ctx)
+/* An fd of the directory top/name (top itself, a symlink followed, when
+ * dir is AT_FDCWD), or -errno with why. */
+static int open_dir(int dir, const char *top, const char *name, char *why, size_t cap)
+{
+	int at = dir != AT_FDCWD;
+	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (at ? O_NOFOLLOW : 0));
+
+	if (fd < 0) {
+		fd = -errno;
+		IGNORE(strfmt(why, cap, "%s%s%s: %s", top, at ? "/" : "", at ? name : "",
+			      strerror(-fd))); /* may cut */
+	}
+	return fd;
+}
+
+int diff_copyup(const char *top, diff_fn fn, void *ctx, char *why, size_t cap)
 {
 	static struct dctx c;
 	int rw, state, upper, rc;
@@ -114,41 +129,37 @@ int diff_copyup(const char *top, diff_fn fn, void *ctx)
 	memset(&c, 0, sizeof(c));
 	c.fn = fn;
 	c.ctx = ctx;
-	rw = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rw < 0) {
-		fprintf(stderr, "unionroot diff: %s: %s\n", top, strerror(errno));
-		return 1;
-	}
+	rw = open_dir(AT_FDCWD, top, top, why, cap);
+	if (rw < 0)
+		return rw;
 	state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	rc = state < 0 ? -errno : mreader_open(&c.m, state, MF_NAME);
-	if (rc == -ENOENT) {
-		fprintf(stderr, "unionroot diff: %s/%s/%s does not exist: diff knows the copy-up backend only in this build\n",
-			top, BRANCH_STATE, MF_NAME);
-		return 1;
+	if (rc == -ENOENT)
+		IGNORE(strfmt(why, cap, "%s/%s/%s does not exist: diff knows the copy-up backend only in this build",
+			      top, BRANCH_STATE, MF_NAME)); /* may cut */
+	else if (rc < 0)
+		IGNORE(strfmt(why, cap, "the copy-up manifest is unusable: %s",
+			      rc == -EBADMSG ? c.m.err : strerror(-rc))); /* may cut */
+	upper = rc < 0 ? rc : open_dir(rw, top, BRANCH_UPPER, why, cap);
+	if (upper >= 0) {
+		if (nametab_open(&c.names) < 0)
+			c.err = -ENOMEM;
+		else
+			walk(&c, upper);
+		while (!c.err && c.m.have)
+			deleted(&c);
+		nametab_close(&c.names);
+		if (c.err)
+			IGNORE(strfmt(why, cap, "stopped: %s",
+				      c.err == -EBADMSG ? c.m.err : strerror(-c.err))); /* may cut */
+		close(upper);
+		rc = c.err;
+	} else {
+		rc = upper;
 	}
-	if (rc < 0) {
-		fprintf(stderr, "unionroot diff: the copy-up manifest is unusable: %s\n",
-			rc == -EBADMSG ? c.m.err : strerror(-rc));
-		return 1;
-	}
-	upper = openat(rw, BRANCH_UPPER, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (upper < 0) {
-		fprintf(stderr, "unionroot diff: %s/%s: %s\n", top, BRANCH_UPPER, strerror(errno));
-		return 1;
-	}
-	if (nametab_open(&c.names) < 0)
-		c.err = -ENOMEM;
-	else
-		walk(&c, upper);
-	while (!c.err && c.m.have)
-		deleted(&c);
-	nametab_close(&c.names);
-	if (c.err)
-		fprintf(stderr, "unionroot diff: stopped: %s\n",
-			c.err == -EBADMSG ? c.m.err : strerror(-c.err));
 	mreader_close(&c.m);
-	close(upper);
-	close(state);
+	if (state >= 0)
+		close(state);
 	close(rw);
-	return c.err ? 1 : 0;
+	return rc;
 }

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/openat2.h>
-#include <stdio.h> /* renameat */
 #include <string.h>
 #include <unistd.h>
 
@@ -51,7 +50,7 @@ int cu_to_trash(struct run *r, int dir, const char *name)
 		if (strfmt(dst, sizeof(dst), "copyup.%llu.%u", (unsigned long long)sys_now_ms(),
 			   r->seq++) < 0)
 			return -ENAMETOOLONG;
-		if (renameat(dir, name, r->trash, dst) == 0)
+		if (sys_renameat(dir, name, r->trash, dst) == 0)
 			return 0;
 		if (errno != EEXIST && errno != ENOTEMPTY)
 			return -errno;
@@ -112,5 +111,5 @@ int cu_install(struct run *r, int idir, int udir, const char *name, const struct
 		if (rc < 0)
 			return rc;
 	}
-	return renameat(r->stage, "f", udir, name) < 0 ? -errno : 0;
+	return sys_renameat(r->stage, "f", udir, name) < 0 ? -errno : 0;
 }

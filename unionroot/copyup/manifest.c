@@ -15,12 +15,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "sbuf.h"
 #include "sys.h"
 
@@ -66,15 +66,13 @@ static int must_escape(unsigned char c)
 int mf_format(const struct mrec *r, char *buf, size_t cap)
 {
 	static const char hex[] = "0123456789abcdef";
-	int n = snprintf(buf, cap, "%c %o %u %u %" PRIu64 " %" PRId64 ".%09" PRIu32 " %016" PRIx64
+	size_t len = fmt_sn(buf, cap, "%c %o %u %u %" PRIu64 " %" PRId64 ".%09" PRIu32 " %016" PRIx64
 			 " %" PRIu64 " %" PRId64 ".%09" PRIu32 " ",
 			 r->type, r->mode, r->uid, r->gid, r->size, r->mtime, r->mtime_ns, r->hash,
 			 r->ino, r->ctime, r->ctime_ns);
-	size_t len;
 
-	if (n < 0 || (size_t)n >= cap)
+	if (len >= cap)
 		return -ENAMETOOLONG;
-	len = (size_t)n;
 	for (const unsigned char *p = (const unsigned char *)r->path; *p; p++) {
 		if (len + 5 >= cap)
 			return -ENAMETOOLONG;

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -176,13 +175,13 @@ int sys_file_create(int dir, const char *name, mode_t mode)
 
 int sys_file_commit(int dir, const char *tmp, const char *name)
 {
-	if (renameat(dir, tmp, dir, name) < 0) {
+	if (sys_renameat(dir, tmp, dir, name) < 0) {
 		/* a file cannot replace a directory planted at its name */
 		int rc = errno == EISDIR ? rmtree_at(dir, name) : -errno;
 
 		if (rc < 0)
 			return rc;
-		if (renameat(dir, tmp, dir, name) < 0)
+		if (sys_renameat(dir, tmp, dir, name) < 0)
 			return -errno;
 	}
 	return fsync(dir) < 0 ? -errno : 0;

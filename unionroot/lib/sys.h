@@ -14,6 +14,12 @@
 int sys_finit_module(int fd, const char *params, int flags) WUR;
 int sys_renameat2(int olddir, const char *oldpath, int newdir, const char *newpath,
 		  unsigned flags) WUR;
+/* renameat(2), which only <stdio.h> declares (stdio stays in cmd/): 0, or
+ * -errno with errno set as well. */
+static inline int sys_renameat(int olddir, const char *oldpath, int newdir, const char *newpath)
+{
+	return sys_renameat2(olddir, oldpath, newdir, newpath, 0);
+}
 /* openat2 with RESOLVE_* flags; before 5.6 (ENOSYS) the same resolution
  * done one component at a time (resolve.c), or -ENOSYS for what it lacks. */
 int sys_openat2(int dir, const char *path, int flags, uint64_t resolve) WUR;

@@ -6,7 +6,6 @@
 #include "diff.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -215,15 +214,4 @@ int diff_run(int upper, const int *lowers, unsigned nlower, diff_fn fn, void *ct
 	IGNORE(walk_dir(&w, upper, lowers, nlower, 0)); /* errors are kept in w.err */
 	nametab_close(&w.names);
 	return w.err;
-}
-
-int diff_print(char kind, const char *path)
-{
-	int rc = printf("%c %s", kind, path[0] == '/' ? "" : "/");
-
-	for (const unsigned char *p = (const unsigned char *)path; rc >= 0 && *p; p++)
-		rc = *p < ' ' || *p == 0x7f || *p == '\\' ? printf("\\x%02x", *p) : putchar(*p);
-	if (rc >= 0)
-		rc = putchar('\n');
-	return rc < 0 ? -EIO : 0;
 }

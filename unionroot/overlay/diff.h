@@ -6,6 +6,8 @@
 #ifndef UNIONROOT_DIFF_H
 #define UNIONROOT_DIFF_H
 
+#include <stddef.h>
+
 #include "defs.h"
 
 #define DIFF_LOWER_MAX 8
@@ -21,11 +23,8 @@ typedef int (*diff_fn)(char kind, const char *path, void *ctx);
  * (the first error; the walk goes on past unreadable entries). */
 int diff_run(int upper, const int *lowers, unsigned nlower, diff_fn fn, void *ctx) WUR;
 /* Copy-up mode, the writable branch top rw: upper/ against the manifest
- * in .unionroot/, through fn in path order like diff_run. 0, or 1 once the
- * reason is on stderr. */
-int diff_copyup(const char *rw, diff_fn fn, void *ctx) WUR;
-/* Prints "K /path" on stdout for both backends' diff: control bytes, DEL
- * and '\' as \xHH, so a file name cannot forge or break a line. 0 or -EIO. */
-int diff_print(char kind, const char *path) WUR;
+ * in .unionroot/, through fn in path order like diff_run. 0, or -errno with
+ * the reason in why (cap bytes) for the command to print. */
+int diff_copyup(const char *rw, diff_fn fn, void *ctx, char *why, size_t cap) WUR;
 
 #endif
