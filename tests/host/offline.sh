@@ -28,7 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 # the boot's own options, read from the one place that lists them
-OPTS=$(sed -n 's/^[[:space:]]*"index=off", \(.*\),$/"index=off", \1/p' "$ROOT_DIR/unionroot/overlay/overlay.c" | tr -d '" ' | tr -s ',')
+OPTS=$(sed -n 's/^#define FIXED_OPTIONS ",\(.*\)"$/\1/p' "$ROOT_DIR/unionroot/overlay/overlay.c")
 case $OPTS in
 index=off,redirect_dir=nofollow,*) ;;
 *) fail "offline: the boot's overlay options" "not found in unionroot/overlay/overlay.c ($OPTS)"; exit 0 ;;
