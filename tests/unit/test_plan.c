@@ -637,6 +637,39 @@ static void a_kiosk_session_needs_the_persistent_branch(void)
 	CHECK_INT(p.upper_kind, UPPER_TMPFS);
 }
 
+/* What a build leaves out is never waited for: no hash tree without
+ * dm-verity; a layer on raw flash without it is marked for devwait to fail
+ * at once, a writable branch there is not waited for at all. */
+static void what_the_build_leaves_out_is_never_waited_for(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+
+	device_facts(&c, &f, "union.verity=abcd:hash=/dev/vdc", "/dev/vdb", "ext4");
+	plan_build(&f, &p);
+	CHECK_INT(p.nwait, 3);
+	f.no_verity = 1;
+	plan_build(&f, &p);
+	CHECK_INT(p.nwait, 2);
+	CHECK_INT(p.wait[1].kind, WAIT_UPPER);
+	CHECK_INT(p.verity_left_out, 1);
+
+	device_facts(&c, &f, "union.lower=/dev/vda,mtd:rootfs union.upper=ubi:data", "", "");
+	f.upper_present = PRESENT_UNKNOWN;
+	plan_build(&f, &p);
+	CHECK_INT(p.nwait, 3);
+	CHECK_INT(p.wait[1].no_flash, 0);
+	f.no_flash = 1;
+	plan_build(&f, &p);
+	CHECK_INT(p.nwait, 2);
+	CHECK_INT(p.wait[0].no_flash, 0);
+	CHECK_INT(p.wait[1].kind, WAIT_LOWER);
+	CHECK_INT(p.wait[1].no_flash, 1);
+	CHECK_INT(p.upper_kind, UPPER_TMPFS);
+	CHECK_INT(p.backend, PLAN_STOP);
+}
+
 UNIT_SUITE(plan,
 	   { "every fact set gives its golden plan", every_fact_set_gives_its_golden_plan },
 	   { "without copy-up a branch that needs it takes union.onfail",
@@ -649,4 +682,5 @@ UNIT_SUITE(plan,
 	     the_wait_list_holds_the_layers_the_branch_and_the_hash_devices },
 	   { "each failure gives the fallback union.onfail names", each_failure_gives_the_fallback_union_onfail_names },
 	   { "the fallback is decided by the plan alone", the_fallback_is_decided_by_the_plan_alone },
-	   { "a kiosk session needs the persistent branch", a_kiosk_session_needs_the_persistent_branch });
+	   { "a kiosk session needs the persistent branch", a_kiosk_session_needs_the_persistent_branch },
+	   { "what the build leaves out is never waited for", what_the_build_leaves_out_is_never_waited_for });
