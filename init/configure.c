@@ -58,6 +58,8 @@ void configure(struct boot *b)
 	b->facts.cfg = c;
 	b->facts.upper_present = PRESENT_UNKNOWN;
 	b->facts.no_copyup = PLAN_NO_COPYUP;
+	b->facts.no_verity = PLAN_NO_VERITY;
+	b->facts.no_flash = PLAN_NO_FLASH;
 	plan_build(&b->facts, &b->plan);
 	if (b->plan.upper_kind == UPPER_DEVICE)
 		IGNORE(spec_parse(c->upper, &b->upper, why, sizeof(why))); /* the plan parsed it */

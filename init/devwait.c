@@ -24,6 +24,7 @@ struct want {
 	char *type;            /* 16 bytes */
 	uint64_t deadline_ms;  /* UINT64_MAX: no deadline */
 	int done;
+	int no_flash;          /* the plan's: raw flash, which this build leaves out */
 };
 
 static int supported(const struct spec *s, int upper)
@@ -348,7 +349,7 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 
 	if (pw->kind == WAIT_UPPER) {
 		*w = (struct want){ &b->upper, WAIT_UPPER, "writable branch", b->upper_dev,
-				    b->upper_type, deadline_for(b, &b->upper, now), 0 };
+				    b->upper_type, deadline_for(b, &b->upper, now), 0, 0 };
 		return 0;
 	}
 	if (pw->layer < 1 || pw->layer > b->nlower)
@@ -357,7 +358,8 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 		      pw->kind == WAIT_HASH ? "hash tree of " : "", pw->layer)); /* fits */
 	if (pw->kind == WAIT_LOWER) {
 		*w = (struct want){ &b->lower[i], WAIT_LOWER, roles[0][i], b->lower_dev[i],
-				    b->lower_type[i], deadline_for(b, &b->lower[i], now), b->pivot };
+				    b->lower_type[i], deadline_for(b, &b->lower[i], now), b->pivot,
+				    pw->no_flash };
 		return 0;
 	}
 	/* union.verity validated hash= as a /dev/NAME, which parses as a SPEC;
@@ -366,7 +368,7 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 	if (!a || spec_parse(a->hashdev, &hash[i], why, sizeof(why)) < 0)
 		return -EINVAL;
 	*w = (struct want){ &hash[i], WAIT_HASH, roles[1][i], hash_dev[i], hash_type,
-			    deadline_for(b, &hash[i], now), b->pivot };
+			    deadline_for(b, &hash[i], now), b->pivot, 0 };
 	return 0;
 }
 
@@ -391,12 +393,15 @@ void devices_wait(struct boot *b)
 	for (unsigned i = 0; i < nw; i++) {
 		char why[200];
 
-		if (supported(w[i].spec, is_upper(b, &w[i])))
+		if (!(PLAN_NO_FLASH && w[i].no_flash) && supported(w[i].spec, is_upper(b, &w[i])))
 			continue;
 		IGNORE(spec_format(w[i].spec, text, sizeof(text))); /* message only */
-		IGNORE(strfmt(why, sizeof(why), "%s: SPEC %s is not supported by this build%s",
-			      w[i].role, text, w[i].spec->npaths > 1 ?
-			      " (a persistence file must lie on the medium itself)" : "")); /* may cut */
+		if (PLAN_NO_FLASH && w[i].no_flash)
+			IGNORE(strfmt(why, sizeof(why), PLAN_NEEDS_FLASH, w[i].role, text)); /* fits */
+		else
+			IGNORE(strfmt(why, sizeof(why), "%s: SPEC %s is not supported by this build%s",
+				      w[i].role, text, w[i].spec->npaths > 1 ?
+				      " (a persistence file must lie on the medium itself)" : "")); /* may cut */
 		want_failed(b, &w[i], why, sizeof(why));
 	}
 	watch_wait(w, nw, now);

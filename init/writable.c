@@ -383,12 +383,19 @@ int writable_branch(struct boot *b, const char *const *lowers)
 	if (rw == 0)
 		rw = -ENOENT; /* when the plan has no branch */
 	if (b->plan.upper_failed && b->facts.failed_step == STEP_NONE && !b->plan.upper_needs_copyup) {
-		/* the plan fell back on the probe alone: said as a failed mount */
+		/* the plan fell back on the probe alone: said as a failed mount;
+		 * on raw flash the build lacks: as a device not found */
 		char why[PLAN_WHY_MAX];
 
-		IGNORE(strfmt(why, sizeof(why), "writable branch %s holds no known file system",
-			      b->upper_dev)); /* fits */
-		onfail(b, STEP_MOUNT, -EMEDIUMTYPE, why);
+		if (PLAN_NO_FLASH && b->plan.upper_no_flash) {
+			IGNORE(strfmt(why, sizeof(why), PLAN_NEEDS_FLASH, "writable branch",
+				      b->cfg.upper)); /* may cut */
+			onfail(b, STEP_FIND, -EOPNOTSUPP, why);
+		} else {
+			IGNORE(strfmt(why, sizeof(why), "writable branch %s holds no known file system",
+				      b->upper_dev)); /* fits */
+			onfail(b, STEP_MOUNT, -EMEDIUMTYPE, why);
+		}
 	}
 	while (again && has_branch(&b->plan)) {
 		int kind = b->plan.upper_kind;

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The binary's size budget (no root needed): the shipped build and the
-# overlay-only build (make COPYUP=0) stay under their budgets and link
-# neither musl's vfprintf nor its malloc (nor the strtol family, strstr or
-# qsort, which own small code replaces), and the overlay-only build's plan
-# says it has no copy-up backend. The sizes are printed on every run.
+# The binary's size budget (no root needed): the shipped build, the
+# overlay-only build (make COPYUP=0) and the smallest build (COPYUP=0
+# VERITY=0 FLASH=0) stay under their budgets and link neither musl's
+# vfprintf nor its malloc (nor the strtol family, strstr or qsort, which own
+# small code replaces), and each plan says what its build leaves out. The
+# sizes are printed on every run.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT_DIR" || exit 2
@@ -15,11 +16,13 @@ scratch size
 # page-aligned).
 BUDGET_FULL=${BUDGET_FULL:-186776}
 BUDGET_OVERLAY=${BUDGET_OVERLAY:-170392}
+BUDGET_MINIMAL=${BUDGET_MINIMAL:-158104}
 FULL=$BUILD/unionroot
 OVERLAY=$BUILD/overlay/unionroot
+MINIMAL=$BUILD/minimal/unionroot
 
-if ! make --no-print-directory -s BUILD="$BUILD" "$FULL" "$OVERLAY" >"$T/make.log" 2>&1; then
-	fail "size: both builds" "make failed: $(tail -3 "$T/make.log")"
+if ! make --no-print-directory -s BUILD="$BUILD" "$FULL" "$OVERLAY" "$MINIMAL" >"$T/make.log" 2>&1; then
+	fail "size: the three builds" "make failed: $(tail -3 "$T/make.log")"
 	exit 1
 fi
 
@@ -36,10 +39,11 @@ budget() {
 }
 budget full "$FULL" "$BUDGET_FULL"
 budget overlay-only "$OVERLAY" "$BUDGET_OVERLAY"
+budget minimal "$MINIMAL" "$BUDGET_MINIMAL"
 
 # libc members come from the link map; formatting and allocation are the
 # project's own (unionroot/lib/fmt.c, mmap'd tables)
-for bin in "$FULL" "$OVERLAY"; do
+for bin in "$FULL" "$OVERLAY" "$MINIMAL"; do
 	if [ ! -s "$bin.map" ]; then
 		fail "size: $bin links no vfprintf or malloc" "no link map $bin.map"
 		continue
@@ -66,3 +70,41 @@ expect_not "size: the overlay-only build never plans copy-up" "$T/overlay.plan" 
 "$OVERLAY" copyup --id x / / >"$T/copyup.out" 2>&1
 expect "size: the overlay-only build's copyup command says it is left out" "$T/copyup.out" \
 	'^unionroot copyup: this build has no copy-up backend'
+
+# the smallest build: dm-verity and raw flash are not in it (their code's
+# own words are not in the file), and its plan says what a command line
+# that asks for them gets: a layer to verify is refused as a failed verity
+# setup is, raw flash is never found (union.onfail for the writable branch)
+strings -a "$FULL" >"$T/full.strings"
+strings -a "$MINIMAL" >"$T/minimal.strings"
+expect "size: the full build carries dm-verity" "$T/full.strings" 'unionroot-verity-%u'
+expect "size: the full build attaches UBI" "$T/full.strings" '^UBI: attached mtd:%s'
+expect_not "size: the smallest build carries no dm-verity" "$T/minimal.strings" 'unionroot-verity-%u' \
+	"init/verity.c's device name is in it"
+expect_not "size: the smallest build carries no raw flash" "$T/minimal.strings" '^UBI: attached mtd:%s' \
+	"init/flash.c's UBI message is in it"
+VERITY_CMD="union.lower=/dev/vda union.upper=tmpfs union.verity=$(printf '%064d' 1)"
+"$FULL" plan "$VERITY_CMD" >"$T/full-verity.plan" 2>&1
+"$MINIMAL" plan "$VERITY_CMD" >"$T/minimal-verity.plan" 2>&1
+expect "size: the full build plans dm-verity where asked" "$T/full-verity.plan" \
+	'^verity +layer 1: root hash 0+1, hash tree appended to the image'
+expect "size: the smallest build says it has no dm-verity, and the boot stops" "$T/minimal-verity.plan" \
+	'^backend +none, the boot stops: a read-only layer is to be verified, and this build has no dm-verity \(VERITY=0\)'
+expect "size: the smallest build refuses the layer as a failed verity setup" "$T/minimal-verity.plan" \
+	'refused as a verity setup that fails: the boot stops \(rescue shell, else reboot\)'
+expect_not "size: the full build plans no stop for dm-verity" "$T/full-verity.plan" 'VERITY=0' \
+	"the full build says it has no dm-verity"
+FLASH_CMD='union.lower=/dev/vda union.upper=ubi:data union.ubi=mtd:ubi'
+"$FULL" plan "$FLASH_CMD" >"$T/full-flash.plan" 2>&1
+"$MINIMAL" plan "$FLASH_CMD" >"$T/minimal-flash.plan" 2>&1
+expect "size: the full build plans the UBI branch where asked" "$T/full-flash.plan" \
+	'^writable +ubi:data, persistent'
+expect "size: the smallest build says it has no raw flash" "$T/minimal-flash.plan" \
+	'^raw flash +not in this build \(FLASH=0\)'
+expect "size: the smallest build gives a branch on raw flash to union.onfail" "$T/minimal-flash.plan" \
+	'^writable +writable branch ubi:data needs raw flash .*\(FLASH=0\); union.onfail=tmpfs: tmpfs \(volatile\)'
+expect_not "size: the full build plans raw flash" "$T/full-flash.plan" 'FLASH=0' \
+	"the full build says it has no raw flash"
+"$MINIMAL" plan 'union.lower=mtd:rootfs union.upper=tmpfs' >"$T/minimal-lower.plan" 2>&1
+expect "size: the smallest build stops on a read-only layer on raw flash" "$T/minimal-lower.plan" \
+	'^backend +none, the boot stops: a read-only layer needs raw flash, which this build leaves out \(FLASH=0\)'

@@ -225,9 +225,13 @@ static void id(struct ur_state *st, const char *text)
 	snprintf(st->lower[0], sizeof(st->lower[0]), "%s", text);
 }
 
+/* What a build leaves out (make COPYUP=0 VERITY=0 FLASH=0), as facts. */
+enum { WITH_ALL = 0, NO_COPYUP = 1, NO_VERITY = 2, NO_FLASH = 4 };
+
 /* 0 when the plan of g's facts (with step failed, and the tmpfs when
- * tmpfs_errno) is its golden text; the difference is reported. */
-static int check_one(const struct golden *g, int no_copyup, int step, int tmpfs_errno)
+ * tmpfs_errno) in a build without what left_out names is its golden text;
+ * the difference is reported. */
+static int check_one(const struct golden *g, unsigned left_out, int step, int tmpfs_errno)
 {
 	static struct config c;
 	static struct plan_facts f;
@@ -250,7 +254,9 @@ static int check_one(const struct golden *g, int no_copyup, int step, int tmpfs_
 	f.saved.boots = g->boots;
 	id(&f.now, g->now_id);
 	f.reset_request = g->reset_request;
-	f.no_copyup = no_copyup;
+	f.no_copyup = !!(left_out & NO_COPYUP);
+	f.no_verity = !!(left_out & NO_VERITY);
+	f.no_flash = !!(left_out & NO_FLASH);
 	snprintf(f.upper_failed, sizeof(f.upper_failed), "%s", g->failed ? g->failed : "");
 	f.failed_step = step;
 	f.tmpfs_errno = tmpfs_errno;
@@ -263,16 +269,16 @@ static int check_one(const struct golden *g, int no_copyup, int step, int tmpfs_
 	return -1;
 }
 
-static void check_table(const struct golden *t, size_t n, int no_copyup)
+static void check_table(const struct golden *t, size_t n, unsigned left_out)
 {
 	for (size_t i = 0; i < n; i++)
-		if (check_one(&t[i], no_copyup, t[i].failed ? STEP_MOUNT : STEP_NONE, 0) < 0)
+		if (check_one(&t[i], left_out, t[i].failed ? STEP_MOUNT : STEP_NONE, 0) < 0)
 			return;
 }
 
 static void every_fact_set_gives_its_golden_plan(void)
 {
-	check_table(table, sizeof(table) / sizeof(table[0]), 0);
+	check_table(table, sizeof(table) / sizeof(table[0]), WITH_ALL);
 }
 
 /* make COPYUP=0: a branch that needs copy-up cannot serve and falls to
@@ -301,7 +307,95 @@ static const struct golden no_copyup_table[] = {
 
 static void without_copyup_a_branch_that_needs_it_takes_onfail(void)
 {
-	check_table(no_copyup_table, sizeof(no_copyup_table) / sizeof(no_copyup_table[0]), 1);
+	check_table(no_copyup_table, sizeof(no_copyup_table) / sizeof(no_copyup_table[0]), NO_COPYUP);
+}
+
+/* make VERITY=0: a layer to verify is refused as a verity setup that fails
+ * (the boot stops as union.onfail says), before any mount; no hash tree is
+ * waited for; a layer union.verity= does not have is ignored as ever. */
+static const struct golden no_verity_table[] = {
+	{ "verified", "union.verity=abcd:hash=/dev/vdc", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "verity           layer 1: root hash abcd, but this build has no dm-verity (VERITY=0)\n"
+	  "                 refused as a verity setup that fails: the boot stops (rescue shell, else reboot)\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          none, the boot stops: a read-only layer is to be verified, and this build has no dm-verity (VERITY=0)\n"
+	  NORMAL_TAIL },
+	{ "verified-reboot", "union.verity=2:abcd,1:ef01 union.onfail=reboot", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "verity           layer 2: root hash abcd, no such layer: ignored\n"
+	  "verity           layer 1: root hash ef01, but this build has no dm-verity (VERITY=0)\n"
+	  "                 refused as a verity setup that fails: reboot (union.onfail=reboot)\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          none, the boot stops: a read-only layer is to be verified, and this build has no dm-verity (VERITY=0)\n"
+	  "failsafe         no (union.maxfails=0: boots are not counted)\n"
+	  "reset            no\n"
+	  "upgrade          no: unchanged since the last boot\n"
+	  "session          no\n"
+	  "on failure       reboot\n"
+	  DRIVERS_BOOT_LINE },
+	{ "no-such-layer", "union.verity=2:abcd", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "verity           layer 2: root hash abcd, no such layer: ignored\n"
+	  "                 verity mismatch at setup: the boot stops (rescue shell, else reboot); a bad block at read time: I/O error to the reader\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n" NORMAL_TAIL },
+	{ "normal", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n" NORMAL_TAIL },
+};
+
+static void without_verity_a_layer_to_verify_is_refused(void)
+{
+	check_table(no_verity_table, sizeof(no_verity_table) / sizeof(no_verity_table[0]), NO_VERITY);
+}
+
+/* make FLASH=0: an mtd: or ubi: medium is never found: a writable branch on
+ * it takes union.onfail, a read-only layer on it stops the boot;
+ * union.ubi= is ignored; block devices are planned as ever. */
+#define NO_FLASH_LINE \
+	"raw flash        not in this build (FLASH=0): mtd: and ubi: media are never found, union.ubi= is ignored\n"
+
+static const struct golden no_flash_table[] = {
+	{ "ubi-branch", "union.upper=ubi:data union.ubi=mtd:ubi", PRESENT_UNKNOWN, "", 0, 1, 0, NULL, NULL, 0, NULL,
+	  "layers           /dev/vda\n"
+	  NO_FLASH_LINE
+	  "writable         writable branch ubi:data needs raw flash (mtd:, ubi:), which this build leaves out (FLASH=0); union.onfail=tmpfs: tmpfs (volatile)\n"
+	  "backend          overlay: overlayfs is available\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
+	{ "mtd-branch-halt", "union.upper=mtd:data union.onfail=halt", PRESENT_UNKNOWN, "", 0, 1, 0, NULL, NULL, 0, NULL,
+	  "layers           /dev/vda\n"
+	  NO_FLASH_LINE
+	  "writable         writable branch mtd:data needs raw flash (mtd:, ubi:), which this build leaves out (FLASH=0); union.onfail=halt\n"
+	  "backend          none, the boot stops: union.onfail=halt\n"
+	  "session          no\n"
+	  "on failure       halt\n"
+	  DRIVERS_BOOT_LINE },
+	{ "ubi-layer", "union.lower=ubi:rootfs union.upper=tmpfs", PRESENT_UNKNOWN, "", 0, 1, 0, NULL, NULL, 0, NULL,
+	  "layers           ubi:rootfs\n"
+	  NO_FLASH_LINE
+	  "writable         tmpfs (volatile)\n"
+	  "backend          none, the boot stops: a read-only layer needs raw flash, which this build leaves out (FLASH=0): rescue shell, else reboot\n"
+	  "session          no\n"
+	  "on failure       tmpfs\n"
+	  DRIVERS_BOOT_LINE },
+	{ "ubi-attach-only", "union.ubi=mtd:ubi", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  NO_FLASH_LINE
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n" NORMAL_TAIL },
+	{ "normal", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          overlay: overlayfs is available\n" NORMAL_TAIL },
+};
+
+static void without_flash_its_media_are_never_found(void)
+{
+	check_table(no_flash_table, sizeof(no_flash_table) / sizeof(no_flash_table[0]), NO_FLASH);
 }
 
 /* The facts of a boot whose writable device DEV holds TYPE, on the board
@@ -383,7 +477,10 @@ static void the_wait_list_holds_the_layers_the_branch_and_the_hash_devices(void)
 	static const struct {
 		const char *cmdline;
 		unsigned n;
-		struct plan_wait want[5];
+		struct {
+			int kind;
+			unsigned layer;
+		} want[5];
 	} cases[] = {
 		{ "union.lower=/dev/vda,LABEL=two union.verity=2:abcd:hash=/dev/sda,1:abcd", 4,
 		  { { WAIT_LOWER, 1 }, { WAIT_LOWER, 2 }, { WAIT_UPPER, 0 }, { WAIT_HASH, 2 } } },
@@ -463,7 +560,7 @@ static void each_failure_gives_the_fallback_union_onfail_names(void)
 	for (size_t i = 0; i < sizeof(failure_table) / sizeof(failure_table[0]); i++) {
 		const struct failure *t = &failure_table[i];
 
-		if (check_one(&t->g, 0, t->step, t->tmpfs_errno) < 0)
+		if (check_one(&t->g, WITH_ALL, t->step, t->tmpfs_errno) < 0)
 			return;
 	}
 }
@@ -540,14 +637,50 @@ static void a_kiosk_session_needs_the_persistent_branch(void)
 	CHECK_INT(p.upper_kind, UPPER_TMPFS);
 }
 
+/* What a build leaves out is never waited for: no hash tree without
+ * dm-verity; a layer on raw flash without it is marked for devwait to fail
+ * at once, a writable branch there is not waited for at all. */
+static void what_the_build_leaves_out_is_never_waited_for(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+
+	device_facts(&c, &f, "union.verity=abcd:hash=/dev/vdc", "/dev/vdb", "ext4");
+	plan_build(&f, &p);
+	CHECK_INT(p.nwait, 3);
+	f.no_verity = 1;
+	plan_build(&f, &p);
+	CHECK_INT(p.nwait, 2);
+	CHECK_INT(p.wait[1].kind, WAIT_UPPER);
+	CHECK_INT(p.verity_left_out, 1);
+
+	device_facts(&c, &f, "union.lower=/dev/vda,mtd:rootfs union.upper=ubi:data", "", "");
+	f.upper_present = PRESENT_UNKNOWN;
+	plan_build(&f, &p);
+	CHECK_INT(p.nwait, 3);
+	CHECK_INT(p.wait[1].no_flash, 0);
+	f.no_flash = 1;
+	plan_build(&f, &p);
+	CHECK_INT(p.nwait, 2);
+	CHECK_INT(p.wait[0].no_flash, 0);
+	CHECK_INT(p.wait[1].kind, WAIT_LOWER);
+	CHECK_INT(p.wait[1].no_flash, 1);
+	CHECK_INT(p.upper_kind, UPPER_TMPFS);
+	CHECK_INT(p.backend, PLAN_STOP);
+}
+
 UNIT_SUITE(plan,
 	   { "every fact set gives its golden plan", every_fact_set_gives_its_golden_plan },
 	   { "without copy-up a branch that needs it takes union.onfail",
 	     without_copyup_a_branch_that_needs_it_takes_onfail },
+	   { "without dm-verity a layer to verify is refused", without_verity_a_layer_to_verify_is_refused },
+	   { "without raw flash its media are never found", without_flash_its_media_are_never_found },
 	   { "failsafe on vfat takes an overlay over tmpfs", failsafe_on_vfat_takes_an_overlay_over_tmpfs },
 	   { "a missing persistence file is made only with union.persist.size", a_missing_persistence_file_is_made_only_with_a_size },
 	   { "the wait list holds the layers, the branch and the hash devices",
 	     the_wait_list_holds_the_layers_the_branch_and_the_hash_devices },
 	   { "each failure gives the fallback union.onfail names", each_failure_gives_the_fallback_union_onfail_names },
 	   { "the fallback is decided by the plan alone", the_fallback_is_decided_by_the_plan_alone },
-	   { "a kiosk session needs the persistent branch", a_kiosk_session_needs_the_persistent_branch });
+	   { "a kiosk session needs the persistent branch", a_kiosk_session_needs_the_persistent_branch },
+	   { "what the build leaves out is never waited for", what_the_build_leaves_out_is_never_waited_for });

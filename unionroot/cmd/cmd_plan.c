@@ -160,8 +160,9 @@ static int find_dev(const struct spec *s, char *dev, char *type, unsigned *count
 	const struct blkdev *d;
 
 	*count = 1;
+	/* a build without raw flash (FLASH=0) never finds it, and links none */
 	if (s->kind == SPEC_MTD || s->kind == SPEC_UBI)
-		return find_flash(s, dev, type);
+		return !PLAN_NO_FLASH && find_flash(s, dev, type);
 	d = blkdev_find(&devs, s, count);
 	if (!d)
 		return 0;
@@ -190,7 +191,10 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 		printf("%s\n", count ? "; the first that holds it wins" : " no candidate present now");
 	} else {
 		if (!find_dev(s, dev, type, &count)) {
-			if (wait == CFG_WAIT_FOREVER)
+			if (PLAN_NO_FLASH && (s->kind == SPEC_MTD || s->kind == SPEC_UBI))
+				printf("%-16s never found: raw flash is not in this build (FLASH=0); %s\n", "",
+				       upper ? "union.onfail" : "the boot stops");
+			else if (wait == CFG_WAIT_FOREVER)
 				printf("%-16s not present now; the boot waits for it (rootwait)\n", "");
 			else
 				printf("%-16s not present now; the boot waits up to %d s, then %s\n", "", wait,
@@ -302,7 +306,8 @@ static void identity_facts(struct plan_facts *f, const char *lowers)
 /* The facts of now through the boot's own decision: the same text. */
 static int print_plan(const struct config *c)
 {
-	struct plan_facts f = { .cfg = c, .no_copyup = PLAN_NO_COPYUP };
+	struct plan_facts f = { .cfg = c, .no_copyup = PLAN_NO_COPYUP, .no_verity = PLAN_NO_VERITY,
+				.no_flash = PLAN_NO_FLASH };
 	struct plan p;
 	static char text[PLAN_TEXT_MAX];
 	static char dev[48], type[16];

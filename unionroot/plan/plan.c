@@ -11,8 +11,9 @@
 #include "reset.h"
 #include "spec.h"
 
-/* What union.upper asks for; it was validated: a SPEC unless none/tmpfs/"". */
-static int configured_kind(const struct config *c)
+/* What union.upper asks for; it was validated: a SPEC unless none/tmpfs/"".
+ * flash: the SPEC names raw flash. */
+static int configured_kind(const struct config *c, int *flash)
 {
 	struct spec s;
 	char why[CFG_ERR_MAX];
@@ -20,18 +21,21 @@ static int configured_kind(const struct config *c)
 	if (strcmp(c->upper, "none") == 0)
 		return UPPER_NONE;
 	if (c->upper[0] && strcmp(c->upper, "tmpfs") != 0 &&
-	    spec_parse(c->upper, &s, why, sizeof(why)) == 0)
+	    spec_parse(c->upper, &s, why, sizeof(why)) == 0) {
+		*flash = s.kind == SPEC_MTD || s.kind == SPEC_UBI;
 		return UPPER_DEVICE;
+	}
 	return UPPER_TMPFS;
 }
 
-/* The device cannot serve: it failed at boot, is absent, or holds nothing
- * known (union.upperfs names a type itself). */
-static int branch_unusable(const struct plan_facts *f)
+/* The device cannot serve: it failed at boot, is absent (or raw flash in a
+ * build without it), or holds nothing known (union.upperfs names a type
+ * itself). */
+static int branch_unusable(const struct plan_facts *f, const struct plan *p)
 {
 	const char *type = f->upper_type ? f->upper_type : "";
 
-	return f->failed_step != STEP_NONE || f->upper_present == PRESENT_NO ||
+	return f->failed_step != STEP_NONE || f->upper_present == PRESENT_NO || p->upper_no_flash ||
 	       (f->upper_present == PRESENT_YES && !type[0] && !f->cfg->upperfs[0]);
 }
 
@@ -126,23 +130,42 @@ const struct verity_arg *plan_verity(const struct plan *p, unsigned n)
 	return NULL;
 }
 
-/* Which layers are verified (union.verity was validated; a value that no
- * longer parses verifies nothing, and config said why) and what a refusal
- * does: a read-only layer has no volatile stand-in, so tmpfs means stop. */
-static void decide_verity(const struct config *c, struct plan *p)
+/* The read-only layers' SPECs (root= is one SPEC, as configure.c reads it);
+ * in a build without raw flash, which of them name it, and whether anything
+ * does. */
+static void decide_layers(const struct plan_facts *f, struct plan *p)
 {
 	struct spec specs[SPEC_LIST_MAX];
 	char why[CFG_ERR_MAX];
+	int n = spec_list_parse(p->lowers, specs, f->cfg->lower[0] ? SPEC_LIST_MAX : 1, why,
+				sizeof(why));
+
+	p->nlayers = n > 0 ? (unsigned)n : 0;
+	for (unsigned i = 0; PLAN_WITHOUT_FLASH(f) && i < p->nlayers; i++)
+		if (specs[i].kind == SPEC_MTD || specs[i].kind == SPEC_UBI)
+			p->lower_flash |= 1u << i;
+	p->flash_asked = PLAN_WITHOUT_FLASH(f) && (p->lower_flash || p->upper_no_flash || f->cfg->ubi[0]);
+}
+
+/* Which layers are verified (union.verity was validated; a value that no
+ * longer parses verifies nothing, and config said why) and what a refusal
+ * does: a read-only layer has no volatile stand-in, so tmpfs means stop.
+ * Without dm-verity in the build a layer to verify is refused as a setup
+ * that fails is: the boot never runs an image unverified. */
+static void decide_verity(const struct plan_facts *f, struct plan *p)
+{
+	const struct config *c = f->cfg;
+	char why[CFG_ERR_MAX];
 	int n = verity_args_parse(c->verity, p->verity, SPEC_LIST_MAX, why, sizeof(why));
-	/* root= is one SPEC, as configure.c reads it */
-	int layers = spec_list_parse(p->lowers, specs, c->lower[0] ? SPEC_LIST_MAX : 1, why,
-				     sizeof(why));
 
 	p->nverity = n > 0 ? (unsigned)n : 0;
-	p->nlayers = layers > 0 ? (unsigned)layers : 0;
 	p->verity_fail = c->onfail == ONFAIL_REBOOT ? VFAIL_REBOOT :
 			 c->onfail == ONFAIL_HALT   ? VFAIL_HALT :
 						      VFAIL_RESCUE;
+	for (unsigned i = 0; PLAN_WITHOUT_VERITY(f) && i < p->nverity; i++)
+		if (p->verity[i].layer <= p->nlayers &&
+		    (!p->verity_left_out || p->verity[i].layer < p->verity_left_out))
+			p->verity_left_out = p->verity[i].layer;
 }
 
 /* A persistence file (a SPEC with one path) that is missing is made when
@@ -171,13 +194,29 @@ static void decide_persist(const struct plan_facts *f, struct plan *p)
  * would be refused. */
 static void decide_waits(struct plan *p)
 {
+	const struct plan_facts *f = p->facts;
+
 	for (unsigned i = 1; i <= p->nlayers; i++)
-		p->wait[p->nwait++] = (struct plan_wait){ WAIT_LOWER, i };
+		p->wait[p->nwait++] = (struct plan_wait){ WAIT_LOWER, i,
+							  PLAN_WITHOUT_FLASH(f) && (p->lower_flash >> (i - 1) & 1) };
 	if (p->upper_kind == UPPER_DEVICE)
-		p->wait[p->nwait++] = (struct plan_wait){ WAIT_UPPER, 0 };
-	for (unsigned i = 0; i < p->nverity; i++)
+		p->wait[p->nwait++] = (struct plan_wait){ WAIT_UPPER, 0, 0 };
+	for (unsigned i = 0; i < p->nverity && !PLAN_WITHOUT_VERITY(f); i++)
 		if (p->verity[i].hashdev[0] && p->verity[i].layer <= p->nlayers)
-			p->wait[p->nwait++] = (struct plan_wait){ WAIT_HASH, p->verity[i].layer };
+			p->wait[p->nwait++] = (struct plan_wait){ WAIT_HASH, p->verity[i].layer, 0 };
+}
+
+/* What the build leaves out stops the boot where a layer needs it: a layer
+ * on raw flash is never found, a layer to verify is refused. */
+static void left_out_stops(const struct plan_facts *f, struct plan *p)
+{
+	if (PLAN_WITHOUT_FLASH(f) && p->lower_flash) {
+		p->backend = PLAN_STOP;
+		p->backend_why = "a read-only layer needs raw flash, which this build leaves out (FLASH=0): rescue shell, else reboot";
+	} else if (PLAN_WITHOUT_VERITY(f) && p->verity_left_out) {
+		p->backend = PLAN_STOP;
+		p->backend_why = "a read-only layer is to be verified, and this build has no dm-verity (VERITY=0)";
+	}
 }
 
 void plan_build(const struct plan_facts *f, struct plan *p)
@@ -189,11 +228,13 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	/* configure.c's rule: the config does not record where union.lower
 	 * came from (board or command line), so root= cannot be ranked yet */
 	p->lowers = c->lower[0] ? c->lower : c->root;
-	p->upper_kind = configured_kind(c);
-	decide_verity(c, p);
+	p->upper_kind = configured_kind(c, &p->upper_no_flash);
+	p->upper_no_flash &= PLAN_WITHOUT_FLASH(f);
+	decide_layers(f, p);
+	decide_verity(f, p);
 	decide_persist(f, p);
 	p->fallback = p->upper_kind == UPPER_DEVICE ? c->onfail : FALLBACK_READONLY;
-	if (p->upper_kind == UPPER_DEVICE && branch_unusable(f))
+	if (p->upper_kind == UPPER_DEVICE && branch_unusable(f, p))
 		take_fallback(p);
 	if (p->upper_kind == UPPER_DEVICE)
 		decide_branch(f, p);
@@ -202,6 +243,7 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	choose_backend(f, p);
 	if (p->backend == PLAN_COPYUP && f->no_copyup)
 		without_copyup(f, p);
+	left_out_stops(f, p);
 	p->kiosk = c->session_volatile && p->upper_kind == UPPER_DEVICE;
 	/* the boot layers the saved branch only under overlayfs, and not in failsafe */
 	p->session = c->session_volatile && p->upper_kind == UPPER_DEVICE &&

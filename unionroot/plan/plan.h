@@ -30,6 +30,7 @@ enum plan_wait_kind { WAIT_LOWER, WAIT_UPPER, WAIT_HASH };
 struct plan_wait {
 	int kind;                      /* enum plan_wait_kind */
 	unsigned layer;                /* 1-based, the layer served; 0 for the writable branch */
+	int no_flash;                  /* its SPEC needs raw flash, which the build leaves out */
 };
 /* The boot's step that failed on the writable branch: a fact like any other,
  * so the plan is decided again and its fallback is what the boot does. */
@@ -51,6 +52,27 @@ enum plan_fallback {
 #else
 #define PLAN_NO_COPYUP 0
 #endif
+/* make VERITY=0 leaves dm-verity out, make FLASH=0 the raw-flash stack */
+#ifdef UNIONROOT_NO_VERITY
+#define PLAN_NO_VERITY 1
+#else
+#define PLAN_NO_VERITY 0
+#endif
+#ifdef UNIONROOT_NO_FLASH
+#define PLAN_NO_FLASH 1
+#else
+#define PLAN_NO_FLASH 0
+#endif
+/* Whether the facts' build leaves dm-verity or raw flash out: the unit tests
+ * plan for every build; a shipped build is one, known when it is compiled,
+ * so the words and branches for what it has are not in it. */
+#ifdef UNIONROOT_TEST
+#define PLAN_WITHOUT_VERITY(f) ((f)->no_verity)
+#define PLAN_WITHOUT_FLASH(f) ((f)->no_flash)
+#else
+#define PLAN_WITHOUT_VERITY(f) ((void)(f), PLAN_NO_VERITY)
+#define PLAN_WITHOUT_FLASH(f) ((void)(f), PLAN_NO_FLASH)
+#endif
 
 struct plan_facts {
 	const struct config *cfg;
@@ -70,6 +92,8 @@ struct plan_facts {
 	struct ur_state now;           /* the layers' identities now, nlower 0 unknown */
 	int reset_request;             /* .unionroot/reset is pending */
 	int no_copyup;                 /* this build has no copy-up backend */
+	int no_verity;                 /* nor dm-verity */
+	int no_flash;                  /* nor raw flash (mtd:, ubi:, union.ubi=) */
 };
 
 struct plan {
@@ -94,6 +118,12 @@ struct plan {
 	unsigned nwait;
 	const char *copyup_missing;    /* why copy-up was needed, in a build without it */
 	int upper_needs_copyup;        /* so the writable device falls to union.onfail */
+	unsigned verity_left_out;      /* a layer to verify (1-based) in a build without
+					* dm-verity: refused as a failed setup is; 0 none */
+	/* in a build without raw flash: */
+	int flash_asked;               /* a SPEC or union.ubi= names it */
+	unsigned lower_flash;          /* bit n-1: layer n's SPEC names it */
+	int upper_no_flash;            /* the writable SPEC needs raw flash the build lacks */
 	const char *persist_path;      /* the persistence file on its medium, NULL: none */
 	uint64_t persist_bytes;        /* union.persist.size: a missing file is made, 0 never */
 	const char *persist_fs;        /* and formatted as this */
@@ -107,6 +137,10 @@ const struct verity_arg *plan_verity(const struct plan *p, unsigned n);
 /* Why a writable branch fails in a build without copy-up: its device or
  * SPEC, then the reason copy-up was chosen. */
 #define PLAN_NEEDS_COPYUP "writable branch %s needs the copy-up backend (%s), which this build leaves out"
+/* A SPEC (the role, then the SPEC) in a build without raw flash. */
+#define PLAN_NEEDS_FLASH "%s %s needs raw flash (mtd:, ubi:), which this build leaves out (FLASH=0)"
+/* A layer to verify (its number) in a build without dm-verity. */
+#define PLAN_NEEDS_VERITY "read-only layer %u: union.verity= asks for dm-verity, which this build leaves out (VERITY=0)"
 
 void plan_build(const struct plan_facts *f, struct plan *p);
 /* The writable branch's file system as the plan uses it ("tmpfs", "" unknown). */

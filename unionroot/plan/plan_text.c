@@ -22,6 +22,8 @@ static void upper_line(struct sbuf *sb, const struct plan *p, const char *spec)
 			sbuf_add(sb, f->upper_failed);
 		else if (p->upper_needs_copyup)
 			sbuf_addf(sb, PLAN_NEEDS_COPYUP, dev ? dev : spec, p->copyup_missing);
+		else if (PLAN_WITHOUT_FLASH(f) && p->upper_no_flash)
+			sbuf_addf(sb, PLAN_NEEDS_FLASH, "writable branch", spec);
 		else if (f->upper_present == PRESENT_NO)
 			sbuf_addf(sb, "writable device %s not found", spec);
 		else
@@ -114,17 +116,23 @@ static void verity_lines(struct sbuf *sb, const struct plan *p)
 		sbuf_addf(sb, KEY "layer %u: root hash %s, ", "verity", a->layer, a->root);
 		if (a->layer > p->nlayers)
 			sbuf_add(sb, "no such layer: ignored\n");
+		else if (PLAN_WITHOUT_VERITY(p->facts))
+			sbuf_add(sb, "but this build has no dm-verity (VERITY=0)\n");
 		else if (a->hashdev[0])
 			sbuf_addf(sb, "hash tree on %s (waited for as a layer's device)", a->hashdev);
 		else
 			sbuf_add(sb, "hash tree appended to the image");
-		if (a->layer > p->nlayers)
+		if (a->layer > p->nlayers || PLAN_WITHOUT_VERITY(p->facts))
 			continue;
 		if (a->offset != VERITY_OFFSET_AUTO)
 			sbuf_addf(sb, " at byte %llu", (unsigned long long)a->offset);
 		else if (!a->hashdev[0])
 			sbuf_add(sb, " after the file system's end");
 		sbuf_add(sb, a->nosb ? ", geometry from the command line\n" : ", geometry from its superblock\n");
+	}
+	if (PLAN_WITHOUT_VERITY(p->facts) && p->verity_left_out) {
+		sbuf_addf(sb, KEY "refused as a verity setup that fails: %s\n", "", fail[p->verity_fail]);
+		return;
 	}
 	sbuf_addf(sb, KEY "verity mismatch at setup: %s; a bad block at read time: %s\n", "",
 		  fail[p->verity_fail], p->facts->cfg->verity_onerror == VERITY_EIO ? "I/O error to the reader" :
@@ -145,6 +153,9 @@ int plan_format(const struct plan *p, char *buf, size_t cap)
 	sbuf_init(&sb, buf, cap);
 	sbuf_addf(&sb, KEY "%s\n", "layers", p->lowers[0] ? p->lowers : "none");
 	verity_lines(&sb, p);
+	if (PLAN_WITHOUT_FLASH(p->facts) && p->flash_asked)
+		sbuf_addf(&sb, KEY "%s\n", "raw flash",
+			  "not in this build (FLASH=0): mtd: and ubi: media are never found, union.ubi= is ignored");
 	upper_line(&sb, p, spec);
 	if (p->persist_path)
 		persist_line(&sb, p);
