@@ -53,9 +53,11 @@ static int enter(const char *name, unsigned char type, void *ctx)
 
 	/* links (driver, subsystem, device) lead back up: only directories;
 	 * virtual and system devices (ttys, memory blocks, CPUs) sit on no
-	 * bus a driver is chosen for, and are most of the tree */
+	 * bus a driver is chosen for, and are most of the tree; every device
+	 * has a power/ (and many a wakeup/) of attributes and wakeup sources
+	 * only: a third of the directories, each an open under emulation */
 	if (type != DT_DIR || w->depth >= DEPTH_MAX || len + 1 + n >= sizeof(w->path) ||
-	    (w->depth == 0 && (strcmp(name, "virtual") == 0 || strcmp(name, "system") == 0)))
+	    str_has_word(w->depth ? "power wakeup" : "virtual system", name))
 		return 0;
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
