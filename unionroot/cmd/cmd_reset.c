@@ -18,6 +18,7 @@
 static int confirm(void)
 {
 	char answer[16];
+	ssize_t n;
 
 	if (!isatty(0)) {
 		fprintf(stderr, "unionroot reset: not on a terminal; use --yes to confirm\n");
@@ -27,8 +28,12 @@ static int confirm(void)
 	       "except the paths named by --keep and " KEEP_FILE ".\n"
 	       "Type 'yes' to schedule a factory reset: ");
 	fflush(stdout);
-	if (!fgets(answer, sizeof(answer), stdin))
+	/* a terminal (checked above) hands over one line a read; read(2)
+	 * rather than fgets keeps stdio's input half out of the binary (1 KB) */
+	n = read(0, answer, sizeof(answer) - 1);
+	if (n <= 0)
 		return 0;
+	answer[n] = '\0';
 	return strcmp(answer, "yes\n") == 0;
 }
 
@@ -95,7 +100,7 @@ int cmd_reset(int argc, char **argv)
 		sync();
 		/* the system's own reboot stops services cleanly; the syscall is
 		 * the fallback when there is none */
-		execlp("reboot", "reboot", (char *)NULL);
+		execvp("reboot", (char *[]){ "reboot", NULL });
 		if (reboot(RB_AUTOBOOT) < 0) {
 			fprintf(stderr, "unionroot reset: reboot: %s\n", strerror(errno));
 			return 1;
