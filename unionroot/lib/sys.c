@@ -22,6 +22,16 @@ int sys_finit_module(int fd, const char *params, int flags)
 	return syscall(SYS_finit_module, fd, params, flags) < 0 ? -errno : 0;
 }
 
+int sys_utimensat(int dir, const char *name, const struct timespec ts[2], int flags)
+{
+	return syscall(SYS_utimensat, dir, name, ts, flags) < 0 ? -errno : 0;
+}
+
+int sys_fchmodat(int dir, const char *name, mode_t mode)
+{
+	return syscall(SYS_fchmodat, dir, name, mode) < 0 ? -errno : 0;
+}
+
 int sys_renameat2(int olddir, const char *oldpath, int newdir, const char *newpath,
 		  unsigned flags)
 {
