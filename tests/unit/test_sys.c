@@ -89,8 +89,25 @@ static void times_and_modes_land_where_they_are_aimed(void)
 	close(dir);
 }
 
+/* fds 0-2 are checked with F_GETFD at boot; a medium's file is made
+ * blocking with F_GETFL and F_SETFL */
+static void fcntl_answers_and_sets_flags(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_NONBLOCK | O_CLOEXEC), fl;
+
+	CHECK(fd >= 0);
+	CHECK_INT(sys_fcntl(fd, F_GETFD, 0), FD_CLOEXEC);
+	fl = sys_fcntl(fd, F_GETFL, 0);
+	CHECK(fl >= 0 && (fl & O_NONBLOCK));
+	CHECK_INT(sys_fcntl(fd, F_SETFL, fl & ~O_NONBLOCK), 0);
+	CHECK_INT(sys_fcntl(fd, F_GETFL, 0) & O_NONBLOCK, 0);
+	close(fd);
+	CHECK_INT(sys_fcntl(fd, F_GETFD, 0), -EBADF);
+}
+
 UNIT_SUITE(sys, { "a symlink exists whether or not it resolves",
 		  a_symlink_exists_whether_or_not_it_resolves },
 	   { "a forked child runs and is reaped", a_forked_child_runs_and_is_reaped },
 	   { "the clock is CLOCK_BOOTTIME in milliseconds", the_clock_is_boottime_in_milliseconds },
-	   { "times and modes land where they are aimed", times_and_modes_land_where_they_are_aimed });
+	   { "times and modes land where they are aimed", times_and_modes_land_where_they_are_aimed },
+	   { "fcntl answers and sets flags", fcntl_answers_and_sets_flags });
