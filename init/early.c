@@ -38,7 +38,7 @@ static void console_fds(void)
 		return;
 	/* the kernel may already have given us fds 0-2; make sure they exist */
 	for (int i = 0; i < 3; i++)
-		if (fcntl(i, F_GETFD) < 0)
+		if (sys_fcntl(i, F_GETFD, 0) < 0)
 			dup2(fd, i);
 	if (fd > 2)
 		close(fd);

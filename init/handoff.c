@@ -8,6 +8,7 @@
 #include <linux/openat2.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -93,7 +94,9 @@ static void trash_in_background(struct boot *b)
 	{
 		int rw, rc;
 
-		IGNORE(nice(10)); /* best effort: stay out of the real init's way */
+		/* best effort: stay out of the real init's way (PID 1 runs at
+		 * nice 0, so this is nice(10) without its read of the old value) */
+		IGNORE(setpriority(PRIO_PROCESS, 0, 10));
 		rw = open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		rc = rw < 0 ? -errno : branch_trash_empty(rw);
 		if (rc < 0 && rc != -ENOENT)

@@ -80,6 +80,16 @@ static NORETURN void power(int how, const char *what)
 		pause();
 }
 
+/* union.onfail=reboot or halt, or a refused verity layer's the same: said
+ * with why, then done. */
+static NORETURN void reboot_or_halt(int halt, const char *why)
+{
+	const char *now = halt ? "powering off" : "rebooting";
+
+	log_err("%s; %s (union.onfail=%s)", why, now, halt ? "halt" : "reboot");
+	power(halt ? RB_POWER_OFF : RB_AUTOBOOT, now);
+}
+
 void rescue_break(struct boot *b, int phase, const char *name)
 {
 	char why[64];
@@ -104,14 +114,8 @@ NORETURN void rescue_fatal(struct boot *b, const char *why)
 
 void rescue_verity(struct boot *b, const char *why)
 {
-	if (b->plan.verity_fail == VFAIL_HALT) {
-		log_err("%s; powering off (union.onfail=halt)", why);
-		power(RB_POWER_OFF, "powering off");
-	}
-	if (b->plan.verity_fail == VFAIL_REBOOT) {
-		log_err("%s; rebooting (union.onfail=reboot)", why);
-		power(RB_AUTOBOOT, "rebooting");
-	}
+	if (b->plan.verity_fail == VFAIL_HALT || b->plan.verity_fail == VFAIL_REBOOT)
+		reboot_or_halt(b->plan.verity_fail == VFAIL_HALT, why);
 	rescue_fatal(b, why);
 }
 
@@ -140,11 +144,8 @@ void onfail(struct boot *b, int step, int err, const char *why)
 			log_err("%s; no rescue shell in the initramfs (union.onfail=shell)", why);
 		break;
 	case FALLBACK_REBOOT:
-		log_err("%s; rebooting (union.onfail=reboot)", why);
-		power(RB_AUTOBOOT, "rebooting");
 	case FALLBACK_HALT:
-		log_err("%s; powering off (union.onfail=halt)", why);
-		power(RB_POWER_OFF, "powering off");
+		reboot_or_halt(b->plan.fallback == FALLBACK_HALT, why);
 	default:
 		break;
 	}

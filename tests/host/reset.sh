@@ -221,3 +221,30 @@ if mount -t overlay overlay -o "lowerdir=$L,upperdir=$U,workdir=$W,index=off,red
 else
 	skip "host: diff" "cannot mount overlayfs here"
 fi
+
+# 'unionroot reset' without --yes asks on the terminal: anything but "yes"
+# changes nothing, "yes" records the request, and without a terminal it
+# refuses. This namespace's own /run holds the branch where the admin
+# commands look for it (RUNTIME_RW).
+C=$M/confirm
+if make_branch "$C" && mount -t tmpfs -o mode=0755,size=1m unionroot-test /run &&
+	mkdir -p /run/unionroot/rw /run/unionroot/lower/0 && mount --bind "$C" /run/unionroot/rw; then
+	"$BIN" reset </dev/null >"$T/confirm-notty" 2>&1
+	printf 'no\n' | script -qec "$BIN reset" /dev/null >"$T/confirm-no" 2>&1
+	ls -A "$C/.unionroot" >"$T/confirm-no.ls"
+	printf 'yes\n' | script -qec "$BIN reset" /dev/null >"$T/confirm-yes" 2>&1
+	ls -A "$C/.unionroot" >"$T/confirm-yes.ls"
+	expect "host: reset without a terminal asks for --yes" "$T/confirm-notty" \
+		'^unionroot reset: not on a terminal; use --yes to confirm$'
+	expect "host: reset asks on the terminal" "$T/confirm-no" "Type 'yes' to schedule a factory reset: "
+	expect "host: an answer other than yes changes nothing" "$T/confirm-no" \
+		'unionroot reset: not confirmed; nothing changed'
+	expect_not "host: an answer other than yes records no request" "$T/confirm-no.ls" '^reset$' \
+		"a request was written: $(tr '\n' ' ' <"$T/confirm-no.ls")"
+	expect "host: yes on the terminal schedules the reset" "$T/confirm-yes" \
+		'unionroot: factory reset scheduled for the next boot'
+	expect "host: yes on the terminal records the request" "$T/confirm-yes.ls" '^reset$'
+	umount /run/unionroot/rw /run
+else
+	fail "host: reset confirmation" "cannot lay out a branch at /run/unionroot/rw"
+fi

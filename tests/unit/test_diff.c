@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "diff.h"
+#include "out.h"
 #include "unit.h"
 
 static void a_file_name_cannot_forge_a_diff_line(void)
@@ -22,7 +23,7 @@ static void a_file_name_cannot_forge_a_diff_line(void)
 	CHECK(dup2(fd, 1) == 1);
 	CHECK_INT(diff_print('A', "/etc/x\nD /etc/passwd"), 0);
 	CHECK_INT(diff_print('M', "rel/\x1b[2J\\"), 0);
-	fflush(stdout);
+	CHECK_INT(out_flush(), 0); /* what diff_print gathered, into the file */
 	CHECK(dup2(saved, 1) == 1);
 	close(saved);
 	n = pread(fd, out, sizeof(out) - 1, 0);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The syscall layer's small answers: what exists without following a
  * symlink, a fork without libc's atfork machinery, the one clock. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,7 +62,52 @@ static void the_clock_is_boottime_in_milliseconds(void)
 	CHECK(before <= now && now <= after);
 }
 
+/* the tree copy's metadata steps: times on a file, on its fd and on a
+ * symlink itself (not its target), a mode by name */
+static void times_and_modes_land_where_they_are_aimed(void)
+{
+	struct timespec ts[2] = { { 1000, 5 }, { 2000, 7 } }, lts[2] = { { 3000, 0 }, { 4000, 0 } };
+	struct stat st;
+	int dir = open(unit_tmpdir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
+
+	CHECK(dir >= 0);
+	fd = openat(dir, "meta", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	CHECK(fd >= 0);
+	CHECK_INT(symlinkat("meta", dir, "meta-link"), 0);
+	CHECK_INT(sys_utimensat(fd, NULL, ts, 0), 0);
+	CHECK_INT(sys_utimensat(dir, "meta-link", lts, AT_SYMLINK_NOFOLLOW), 0);
+	CHECK_INT(sys_fchmodat(dir, "meta", 04751), 0);
+	CHECK_INT(fstat(fd, &st), 0);
+	CHECK_INT((long)st.st_mtim.tv_sec, 2000);
+	CHECK_INT((long)st.st_mtim.tv_nsec, 7);
+	CHECK_INT((long)st.st_atim.tv_sec, 1000);
+	CHECK_INT((int)(st.st_mode & 07777), 04751);
+	CHECK_INT(fstatat(dir, "meta-link", &st, AT_SYMLINK_NOFOLLOW), 0);
+	CHECK_INT((long)st.st_mtim.tv_sec, 4000);
+	CHECK_INT(sys_fchmodat(dir, "absent", 0644), -ENOENT);
+	close(fd);
+	close(dir);
+}
+
+/* fds 0-2 are checked with F_GETFD at boot; a medium's file is made
+ * blocking with F_GETFL and F_SETFL */
+static void fcntl_answers_and_sets_flags(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_NONBLOCK | O_CLOEXEC), fl;
+
+	CHECK(fd >= 0);
+	CHECK_INT(sys_fcntl(fd, F_GETFD, 0), FD_CLOEXEC);
+	fl = sys_fcntl(fd, F_GETFL, 0);
+	CHECK(fl >= 0 && (fl & O_NONBLOCK));
+	CHECK_INT(sys_fcntl(fd, F_SETFL, fl & ~O_NONBLOCK), 0);
+	CHECK_INT(sys_fcntl(fd, F_GETFL, 0) & O_NONBLOCK, 0);
+	close(fd);
+	CHECK_INT(sys_fcntl(fd, F_GETFD, 0), -EBADF);
+}
+
 UNIT_SUITE(sys, { "a symlink exists whether or not it resolves",
 		  a_symlink_exists_whether_or_not_it_resolves },
 	   { "a forked child runs and is reaped", a_forked_child_runs_and_is_reaped },
-	   { "the clock is CLOCK_BOOTTIME in milliseconds", the_clock_is_boottime_in_milliseconds });
+	   { "the clock is CLOCK_BOOTTIME in milliseconds", the_clock_is_boottime_in_milliseconds },
+	   { "times and modes land where they are aimed", times_and_modes_land_where_they_are_aimed },
+	   { "fcntl answers and sets flags", fcntl_answers_and_sets_flags });

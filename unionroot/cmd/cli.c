@@ -2,10 +2,10 @@
 /* Admin command dispatch and help. */
 #include "cli.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "defs.h"
+#include "out.h"
 
 static const struct command {
 	const char *name;
@@ -50,49 +50,59 @@ int cli_usage(const char *name, const char *bad)
 	const struct command *c = find(name);
 
 	if (bad)
-		fprintf(stderr, "unionroot %s: unknown option \"%s\"; ", name, bad);
-	fprintf(stderr, "usage: unionroot %s\n", c ? c->usage : name);
+		out_err("unionroot %s: unknown option \"%s\"; ", name, bad);
+	out_err("usage: unionroot %s\n", c ? c->usage : name);
 	return 2;
 }
 
-static int usage(FILE *out)
+static int usage(int ok)
 {
-	fprintf(out, "unionroot %s: a read-only image plus a writable branch as one root\n\n"
-		     "As PID 1 in an initramfs it builds the union and starts the real init.\n"
-		     "Afterwards it is the admin tool:\n\n",
-		UNIONROOT_VERSION);
+	int (*say)(const char *fmt, ...) = ok ? out : out_err;
+
+	say("unionroot %s: a read-only image plus a writable branch as one root\n\n"
+	    "As PID 1 in an initramfs it builds the union and starts the real init.\n"
+	    "Afterwards it is the admin tool:\n\n",
+	    UNIONROOT_VERSION);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(out, "  unionroot %-26s %s\n", commands[i].usage, commands[i].help);
-	fprintf(out, "\n  unionroot help COMMAND      help for one command\n"
-		     "  unionroot --version\n");
-	return out == stdout ? 0 : 2;
+		say("  unionroot %-26s %s\n", commands[i].usage, commands[i].help);
+	say("\n  unionroot help COMMAND      help for one command\n"
+	    "  unionroot --version\n");
+	return ok ? 0 : 2;
 }
 
-int cli_main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
 	const struct command *cmd;
 
 	if (!name)
-		return usage(stderr);
+		return usage(0);
 	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
 	    (strcmp(name, "help") == 0 && argc < 3))
-		return usage(stdout);
+		return usage(1);
 	if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
-		printf("unionroot %s\n", UNIONROOT_VERSION);
+		out("unionroot %s\n", UNIONROOT_VERSION);
 		return 0;
 	}
 	if (strcmp(name, "help") == 0)
 		name = argv[2];
 	cmd = find(name);
 	if (!cmd) {
-		fprintf(stderr, "unionroot: unknown command \"%s\"; try 'unionroot --help'\n", name);
+		out_err("unionroot: unknown command \"%s\"; try 'unionroot --help'\n", name);
 		return 2;
 	}
 	if (strcmp(argv[1], "help") == 0 ||
 	    (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))) {
-		printf("usage: unionroot %s\n  %s\n", cmd->usage, cmd->help);
+		out("usage: unionroot %s\n  %s\n", cmd->usage, cmd->help);
 		return 0;
 	}
 	return cmd->fn(argc - 1, argv + 1);
+}
+
+int cli_main(int argc, char **argv)
+{
+	int rc = dispatch(argc, argv);
+
+	IGNORE(out_flush()); /* as at exit(3): a failed write does not change the status */
+	return rc;
 }

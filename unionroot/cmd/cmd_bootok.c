@@ -3,11 +3,11 @@
  * union.maxfails watches. In a failsafe or kiosk boot the persistent branch
  * is read-only under /run/unionroot/saved: it is made writable for the one
  * atomic write, then read-only again (persist.c). */
-#include <stdio.h>
 #include <string.h>
 
 #include "branch.h"
 #include "cli.h"
+#include "out.h"
 #include "persist.h"
 #include "state.h"
 
@@ -21,23 +21,23 @@ int cmd_boot_ok(int argc, char **argv)
 		return cli_usage("boot-ok", argv[1]);
 	rc = persist_open(&p);
 	if (rc < 0) {
-		fprintf(stderr, "unionroot boot-ok: %s: %s; is there a writable branch?\n", RUNTIME_RW,
+		out_err("unionroot boot-ok: %s: %s; is there a writable branch?\n", RUNTIME_RW,
 			strerror(-rc));
 		return 1;
 	}
 	rc = state_load(p.fd, &st);
 	if (rc < 0) {
-		fprintf(stderr, "unionroot boot-ok: the control state is damaged (%s); writing a fresh one\n",
+		out_err("unionroot boot-ok: the control state is damaged (%s); writing a fresh one\n",
 			state_error_name(rc));
 		state_clear(&st);
 	} else if (st.boots == 0) {
 		IGNORE(persist_close(&p)); /* nothing was remounted */
-		printf("unionroot: boot counter already 0\n");
+		out("unionroot: boot counter already 0\n");
 		return 0;
 	}
 	rc = persist_writable(&p);
 	if (rc < 0) {
-		fprintf(stderr, "unionroot boot-ok: making %s writable: %s\n", p.dir, strerror(-rc));
+		out_err("unionroot boot-ok: making %s writable: %s\n", p.dir, strerror(-rc));
 		IGNORE(persist_close(&p)); /* nothing was remounted */
 		return 1;
 	}
@@ -45,12 +45,12 @@ int cmd_boot_ok(int argc, char **argv)
 	rc = state_save(p.fd, &st);
 	ro = persist_close(&p);
 	if (ro < 0)
-		fprintf(stderr, "unionroot boot-ok: %s stays writable: %s\n", p.dir, strerror(-ro));
+		out_err("unionroot boot-ok: %s stays writable: %s\n", p.dir, strerror(-ro));
 	if (rc < 0) {
-		fprintf(stderr, "unionroot boot-ok: saving %s/%s/%s: %s\n", p.dir, BRANCH_STATE,
+		out_err("unionroot boot-ok: saving %s/%s/%s: %s\n", p.dir, BRANCH_STATE,
 			STATE_FILE, strerror(-rc));
 		return 1;
 	}
-	printf("unionroot: boot counter cleared; the next boot is a normal one\n");
+	out("unionroot: boot counter cleared; the next boot is a normal one\n");
 	return 0;
 }

@@ -3,7 +3,6 @@
  * writable branch (the host tests, a system booted without an initramfs). */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include "config.h"
 #include "copyup.h"
 #include "identity.h"
+#include "out.h"
 
 int cmd_copyup(int argc, char **argv)
 {
@@ -39,7 +39,7 @@ int cmd_copyup(int argc, char **argv)
 	if (!id) {
 		rc = identity_path(image, idbuf, sizeof(idbuf));
 		if (rc < 0) {
-			fprintf(stderr, "unionroot copyup: identity of %s: %s\n", image, strerror(-rc));
+			out_err("unionroot copyup: identity of %s: %s\n", image, strerror(-rc));
 			return 1;
 		}
 		id = idbuf;
@@ -47,12 +47,12 @@ int cmd_copyup(int argc, char **argv)
 	img = open(argv[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	rw = open(argv[i + 1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (img < 0 || rw < 0) {
-		fprintf(stderr, "unionroot copyup: %s: %s\n", argv[img < 0 ? i : i + 1], strerror(errno));
+		out_err("unionroot copyup: %s: %s\n", argv[img < 0 ? i : i + 1], strerror(errno));
 		return 1;
 	}
 	if (branch_holds_symlinks(rw) == 0) {
 		/* as the boot refuses it: a copy would lose every link of the image */
-		fprintf(stderr, "unionroot copyup: writable branch %s cannot hold symbolic links, so no root can live on it; nothing copied\n",
+		out_err("unionroot copyup: writable branch %s cannot hold symbolic links, so no root can live on it; nothing copied\n",
 			argv[i + 1]);
 		close(img);
 		close(rw);
@@ -60,18 +60,18 @@ int cmd_copyup(int argc, char **argv)
 	}
 	rc = branch_prepare(rw, 0, &br, &what);
 	if (rc < 0) {
-		fprintf(stderr, "unionroot copyup: %s: %s failed: %s\n", argv[i + 1], what, strerror(-rc));
+		out_err("unionroot copyup: %s: %s failed: %s\n", argv[i + 1], what, strerror(-rc));
 		return 1;
 	}
 	rc = copyup_apply(img, rw, id, reset, upgrade, &res, &done);
 	if (res.base_damaged)
-		fprintf(stderr, "unionroot copyup: the manifest is damaged (%s); merged without it\n",
+		out_err("unionroot copyup: the manifest is damaged (%s); merged without it\n",
 			res.base_err);
-	printf("copyup: %s: copied %u, updated %u, removed %u, kept %u (conflicts %u), stay deleted %u, entries %u, errors %u, %llu bytes\n",
+	out("copyup: %s: copied %u, updated %u, removed %u, kept %u (conflicts %u), stay deleted %u, entries %u, errors %u, %llu bytes\n",
 	       done, res.copied, res.updated, res.removed, res.kept, res.conflicts, res.stay_deleted,
 	       res.entries, res.errors, (unsigned long long)res.bytes);
 	if (rc < 0)
-		fprintf(stderr, "unionroot copyup: failed: %s\n", strerror(-rc));
+		out_err("unionroot copyup: failed: %s\n", strerror(-rc));
 	close(img);
 	close(rw);
 	return rc < 0 ? 1 : 0;

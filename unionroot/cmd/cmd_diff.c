@@ -5,14 +5,14 @@
  * Defaults: this boot's branches under /run/unionroot. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "branch.h"
+#include "cli.h"
 #include "diff.h"
 #include "manifest.h"
+#include "out.h"
 #include "sbuf.h"
 
 struct counts {
@@ -28,12 +28,12 @@ struct args {
 
 int diff_print(char kind, const char *path)
 {
-	int rc = printf("%c %s", kind, path[0] == '/' ? "" : "/");
+	int rc = out("%c %s", kind, path[0] == '/' ? "" : "/");
 
 	for (const unsigned char *p = (const unsigned char *)path; rc >= 0 && *p; p++)
-		rc = *p < ' ' || *p == 0x7f || *p == '\\' ? printf("\\x%02x", *p) : putchar(*p);
+		rc = *p < ' ' || *p == 0x7f || *p == '\\' ? out("\\x%02x", *p) : out("%c", *p);
 	if (rc >= 0)
-		rc = putchar('\n');
+		rc = out("\n");
 	return rc < 0 ? -EIO : 0;
 }
 
@@ -55,7 +55,7 @@ static int open_dir(const char *path)
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
-		fprintf(stderr, "unionroot diff: %s: %s\n", path, strerror(errno));
+		out_err("unionroot diff: %s: %s\n", path, strerror(errno));
 	return fd;
 }
 
@@ -69,7 +69,7 @@ static int parse(int argc, char **argv, struct args *a, struct counts *c)
 			a->upper = argv[++i];
 		} else if (strcmp(argv[i], "--lower") == 0 && i + 1 < argc) {
 			if (a->nl == DIFF_LOWER_MAX) {
-				fprintf(stderr, "unionroot diff: more than %d --lower\n", DIFF_LOWER_MAX);
+				out_err("unionroot diff: more than %d --lower\n", DIFF_LOWER_MAX);
 				return 2;
 			}
 			a->lowers[a->nl] = open_dir(argv[++i]);
@@ -82,7 +82,7 @@ static int parse(int argc, char **argv, struct args *a, struct counts *c)
 		}
 	}
 	if (a->branch && (a->upper || a->nl)) {
-		fprintf(stderr, "unionroot diff: a writable branch RW (copy-up mode) goes without --upper and --lower\n");
+		out_err("unionroot diff: a writable branch RW (copy-up mode) goes without --upper and --lower\n");
 		return 2;
 	}
 	return 0;
@@ -117,7 +117,7 @@ static int overlay_diff(struct args *a, struct counts *c)
 	rc = diff_run(up, a->lowers, a->nl, print_one, c);
 	close(up);
 	if (rc < 0) {
-		fprintf(stderr, "unionroot diff: %s: %s; the list may be incomplete\n", upper,
+		out_err("unionroot diff: %s: %s; the list may be incomplete\n", upper,
 			strerror(-rc));
 		return 1;
 	}
@@ -130,7 +130,7 @@ static int copyup_diff(const char *rw, struct counts *c)
 
 	if (diff_copyup(rw, print_one, c, why, sizeof(why)) == 0)
 		return 0;
-	fprintf(stderr, "unionroot diff: %s\n", why);
+	out_err("unionroot diff: %s\n", why);
 	return 1;
 }
 
@@ -150,9 +150,9 @@ int cmd_diff(int argc, char **argv)
 		else
 			status = overlay_diff(&a, &c);
 		if (c.stat && status == 0)
-			printf("%lu added, %lu modified, %lu deleted, %lu changes\n", c.a, c.m,
+			out("%lu added, %lu modified, %lu deleted, %lu changes\n", c.a, c.m,
 			       c.d, c.a + c.m + c.d);
-		if (fflush(stdout) != 0)
+		if (out_flush() != 0)
 			status = 1;
 	}
 	for (unsigned i = 0; i < a.nl; i++)

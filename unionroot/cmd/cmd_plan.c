@@ -5,7 +5,6 @@
  * control state) through plan_build: the text the boot writes to
  * /run/unionroot/plan. */
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 #include "lines.h"
 #include "media.h"
 #include "mtd.h"
+#include "out.h"
 #include "overlay.h"
 #include "plan.h"
 #include "sbuf.h"
@@ -30,7 +30,7 @@
 
 static void report(const char *msg, void *ctx)
 {
-	printf("error: %s: %s\n", (const char *)ctx, msg);
+	out("error: %s: %s\n", (const char *)ctx, msg);
 }
 
 static struct blkdev_table devs;
@@ -56,10 +56,10 @@ static void print_dev(const struct blkdev *d)
 {
 	char driver[64];
 
-	printf("%s (%s%s%s%s)", d->name, d->probed == 1 ? d->info.type : "unknown",
+	out("%s (%s%s%s%s)", d->name, d->probed == 1 ? d->info.type : "unknown",
 	       d->info.label[0] ? " LABEL=" : "", d->info.label, d->removable ? ", removable" : "");
 	if (blkdev_driver(d->name, driver, sizeof(driver)) == 0)
-		printf(" on %s", driver);
+		out(" on %s", driver);
 }
 
 static void print_devices(void)
@@ -68,16 +68,16 @@ static void print_devices(void)
 	int rc = blkdev_refresh(&devs);
 
 	if (rc < 0) {
-		printf("%-16s cannot list /sys/class/block: %s\n", "devices", strerror(-rc));
+		out("%-16s cannot list /sys/class/block: %s\n", "devices", strerror(-rc));
 		return;
 	}
 	n = sorted(idx);
-	printf("%-16s", "devices");
+	out("%-16s", "devices");
 	for (unsigned i = 0; i < n; i++) {
-		printf("%s", i ? ", " : " ");
+		out("%s", i ? ", " : " ");
 		print_dev(&devs.d[idx[i]]);
 	}
-	printf("%s\n", n ? "" : " none present now");
+	out("%s\n", n ? "" : " none present now");
 }
 
 /* The drivers this boot left to the real init (union.drivers=boot), from
@@ -92,7 +92,7 @@ static void print_left(void)
 		return; /* not booted by unionroot */
 	while (line_next(&p, &l))
 		if (l.len > 13 && strncmp(l.s, "drivers_left=", 13) == 0)
-			printf("%-16s %.*s (this boot)\n", "drivers left", (int)l.len - 13, l.s + 13);
+			out("%-16s %.*s (this boot)\n", "drivers left", (int)l.len - 13, l.s + 13);
 }
 
 struct ubi_find {
@@ -180,48 +180,48 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 
 	if (s->kind == SPEC_AUTO) {
 		n = sorted(idx);
-		printf("%-16s scans for %s, in this order:", "", c->image);
+		out("%-16s scans for %s, in this order:", "", c->image);
 		count = 0;
 		for (unsigned i = 0; i < n; i++) {
 			if (!media_scan_candidate(&devs.d[idx[i]], c->scan))
 				continue;
-			printf("%s", count++ ? ", " : " ");
+			out("%s", count++ ? ", " : " ");
 			print_dev(&devs.d[idx[i]]);
 		}
-		printf("%s\n", count ? "; the first that holds it wins" : " no candidate present now");
+		out("%s\n", count ? "; the first that holds it wins" : " no candidate present now");
 	} else {
 		if (!find_dev(s, dev, type, &count)) {
 			if (PLAN_NO_FLASH && (s->kind == SPEC_MTD || s->kind == SPEC_UBI))
-				printf("%-16s never found: raw flash is not in this build (FLASH=0); %s\n", "",
+				out("%-16s never found: raw flash is not in this build (FLASH=0); %s\n", "",
 				       upper ? "union.onfail" : "the boot stops");
 			else if (wait == CFG_WAIT_FOREVER)
-				printf("%-16s not present now; the boot waits for it (rootwait)\n", "");
+				out("%-16s not present now; the boot waits for it (rootwait)\n", "");
 			else
-				printf("%-16s not present now; the boot waits up to %d s, then %s\n", "", wait,
+				out("%-16s not present now; the boot waits up to %d s, then %s\n", "", wait,
 				       upper ? "union.onfail" : "stops");
 			return;
 		}
-		printf("%-16s %s%s (%s)\n", "", count > 1 ? "several match; " : "", dev,
+		out("%-16s %s%s (%s)\n", "", count > 1 ? "several match; " : "", dev,
 		       type[0] ? type : "unknown type");
 		if (s->kind == SPEC_UBI && strncmp(dev, "/dev/ubiblock", 13) == 0)
-			printf("%-16s the %s in UBI volume ubi%s, through its ubiblock device (made at boot)\n",
+			out("%-16s the %s in UBI volume ubi%s, through its ubiblock device (made at boot)\n",
 			       "", type, dev + 13);
 		if (upper) {
 			if (s->npaths == 1)
-				printf("%-16s then file %s inside it (mounted read-write), on a read-write loop device\n",
+				out("%-16s then file %s inside it (mounted read-write), on a read-write loop device\n",
 				       "", s->paths[0]);
 			else if (s->npaths)
-				printf("%-16s refused: a persistence file must lie on the medium itself\n", "");
+				out("%-16s refused: a persistence file must lie on the medium itself\n", "");
 			return;
 		}
 		for (unsigned i = 0; i < s->npaths; i++)
-			printf("%-16s then image %s inside it, on a read-only loop device\n", "", s->paths[i]);
+			out("%-16s then image %s inside it, on a read-only loop device\n", "", s->paths[i]);
 		if (!s->npaths && media_holds_images(type))
-			printf("%-16s then image %s inside it (union.image), on a read-only loop device\n", "",
+			out("%-16s then image %s inside it (union.image), on a read-only loop device\n", "",
 			       c->image);
 	}
 	if (c->toram && !upper)
-		printf("%-16s copied to RAM first (union.toram); the medium can then be removed\n", "");
+		out("%-16s copied to RAM first (union.toram); the medium can then be removed\n", "");
 }
 
 static void print_spec(const char *role, const char *text, const struct config *c, int upper)
@@ -230,17 +230,17 @@ static void print_spec(const char *role, const char *text, const struct config *
 	char why[CFG_ERR_MAX], canon[SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX];
 
 	if (spec_parse(text, &s, why, sizeof(why)) < 0) {
-		printf("%-16s %s: %s\n", role, text, why);
+		out("%-16s %s: %s\n", role, text, why);
 		return;
 	}
 	if (spec_format(&s, canon, sizeof(canon)) < 0)
 		IGNORE(strcopy(canon, sizeof(canon), "(too long to show)"));
-	printf("%-16s %s (by %s", role, canon, spec_kind_name(s.kind));
+	out("%-16s %s (by %s", role, canon, spec_kind_name(s.kind));
 	for (unsigned i = 0; i < s.npaths; i++)
-		printf(", image %s", s.paths[i]);
+		out(", image %s", s.paths[i]);
 	if (s.deadline >= 0)
-		printf(", wait %d s", s.deadline);
-	printf(")\n");
+		out(", wait %d s", s.deadline);
+	out(")\n");
 	print_resolution(&s, c, upper);
 }
 
@@ -331,10 +331,10 @@ static int print_plan(const struct config *c)
 		identity_facts(&f, p.lowers);
 	plan_build(&f, &p);
 	if (plan_format(&p, text, sizeof(text)) < 0) {
-		fprintf(stderr, "unionroot plan: the plan is longer than %zu bytes\n", sizeof(text));
+		out_err("unionroot plan: the plan is longer than %zu bytes\n", sizeof(text));
 		return 1;
 	}
-	printf("--- plan (the boot writes the same to %s/plan)\n%s", RUNTIME_DIR, text);
+	out("--- plan (the boot writes the same to %s/plan)\n%s", RUNTIME_DIR, text);
 	return 0;
 }
 
@@ -348,7 +348,7 @@ int cmd_plan(int argc, char **argv)
 	config_defaults(&c);
 	for (size_t i = 0; i < ARRAY_SIZE(conf_paths); i++) {
 		if (sys_read_file(conf_paths[i], conf, sizeof(conf)) >= 0) {
-			printf("board defaults   %s\n", conf_paths[i]);
+			out("board defaults   %s\n", conf_paths[i]);
 			config_apply_text(&c, conf, 1, report, (void *)conf_paths[i]);
 			break;
 		}
@@ -358,7 +358,7 @@ int cmd_plan(int argc, char **argv)
 		for (int i = 1; i < argc; i++)
 			sbuf_addf(&sb, "%s%s", i > 1 ? " " : "", argv[i]);
 		if (sbuf_done(&sb) < 0) {
-			fprintf(stderr, "unionroot plan: the command line is longer than 4096 bytes\n");
+			out_err("unionroot plan: the command line is longer than 4096 bytes\n");
 			return 2;
 		}
 	} else if (sys_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) < 0) {
@@ -385,7 +385,7 @@ int cmd_plan(int argc, char **argv)
 	} else if (c.root[0]) {
 		print_spec("read-only 1", c.root, &c, 0);
 	} else {
-		printf("%-16s none configured: the boot would stop here\n", "read-only");
+		out("%-16s none configured: the boot would stop here\n", "read-only");
 	}
 	if (c.upper[0] && strcmp(c.upper, "tmpfs") != 0 && strcmp(c.upper, "none") != 0)
 		print_spec("writable", c.upper, &c, 1);
@@ -395,17 +395,17 @@ int cmd_plan(int argc, char **argv)
 
 		if (overlay_options(opts, sizeof(opts), lowers, 1, "/run/unionroot/rw/upper",
 				    "/run/unionroot/rw/work") == 0)
-			printf("%-16s %s\n", "overlay options", opts);
+			out("%-16s %s\n", "overlay options", opts);
 	}
 	if (config_wait(&c) == CFG_WAIT_FOREVER)
-		printf("%-16s forever (rootwait)\n", "device wait");
+		out("%-16s forever (rootwait)\n", "device wait");
 	else
-		printf("%-16s %d s\n", "device wait", config_wait(&c));
+		out("%-16s %d s\n", "device wait", config_wait(&c));
 	{
 		char inits[64];
 
 		IGNORE(config_inits_text(inits, sizeof(inits))); /* fits */
-		printf("%-16s %s\n", "init", c.init[0] ? c.init : inits);
+		out("%-16s %s\n", "init", c.init[0] ? c.init : inits);
 	}
 	return print_plan(&c);
 }

@@ -2,13 +2,13 @@
 /* "unionroot probe PATH...": what the boot would see on each device or image
  * file, one blkid-like line per filesystem and one per partition. */
 #include "cli.h"
+#include "out.h"
 #include "parttab.h"
 #include "probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -22,16 +22,16 @@ static void print_field(const char *name, const char *val)
 {
 	if (!val[0])
 		return;
-	printf(" %s=\"", name);
+	out(" %s=\"", name);
 	for (const unsigned char *p = (const unsigned char *)val; *p; p++) {
 		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
+			out("\\%c", *p);
 		else if (*p < 0x20 || *p == 0x7f)
-			printf("\\x%02x", *p);
+			out("\\x%02x", *p);
 		else
-			putchar(*p);
+			out("%c", *p);
 	}
-	putchar('"');
+	out("\"");
 }
 
 static unsigned sector_size_of(int fd)
@@ -56,25 +56,25 @@ static int probe_one(const char *path)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		fprintf(stderr, "unionroot: probe: cannot open \"%s\": %s\n", path, strerror(errno));
+		out_err("unionroot: probe: cannot open \"%s\": %s\n", path, strerror(errno));
 		return 1;
 	}
 	rc = probe_src_fd(&src, fd);
 	if (rc < 0) {
-		fprintf(stderr, "unionroot: probe: cannot size \"%s\": %s\n", path, strerror(-rc));
+		out_err("unionroot: probe: cannot size \"%s\": %s\n", path, strerror(-rc));
 		close(fd);
 		return 1;
 	}
 	fs = probe_fs(&src, &info);
 	if (fs < 0) {
-		fprintf(stderr, "unionroot: probe: reading \"%s\" failed: %s\n", path, strerror(-fs));
+		out_err("unionroot: probe: reading \"%s\" failed: %s\n", path, strerror(-fs));
 		ret = 1;
 	} else if (fs > 0) {
-		printf("%s:", path);
+		out("%s:", path);
 		print_field("TYPE", info.type);
 		print_field("UUID", info.uuid);
 		print_field("LABEL", info.label);
-		putchar('\n');
+		out("\n");
 		ret = 0;
 	}
 	/* A device knows its logical sector size; for an image file try 512
@@ -86,25 +86,25 @@ static int probe_one(const char *path)
 		np = parttab_read(&src, ss, parts, PROBE_MAX_PARTS);
 	}
 	if (np == -ENOBUFS) {
-		fprintf(stderr, "unionroot: probe: \"%s\" has more than %d partitions; listing %d\n",
+		out_err("unionroot: probe: \"%s\" has more than %d partitions; listing %d\n",
 			path, PROBE_MAX_PARTS, PROBE_MAX_PARTS);
 		np = PROBE_MAX_PARTS;
 	} else if (np < 0) {
-		fprintf(stderr, "unionroot: probe: reading the partition table of \"%s\" failed: %s\n",
+		out_err("unionroot: probe: reading the partition table of \"%s\" failed: %s\n",
 			path, strerror(-np));
 		ret = 1;
 	}
 	for (int i = 0; i < np; i++) {
-		printf("%s: partition %u start=%llu size=%llu", path, parts[i].num,
+		out("%s: partition %u start=%llu size=%llu", path, parts[i].num,
 		       (unsigned long long)parts[i].start_lba, (unsigned long long)parts[i].nr_lba);
 		print_field("PARTUUID", parts[i].partuuid);
 		print_field("PARTLABEL", parts[i].partlabel);
-		putchar('\n');
+		out("\n");
 	}
 	if (np > 0 && ret == 2)
 		ret = 0;
 	if (ret == 2)
-		fprintf(stderr, "unionroot: probe: \"%s\": no known filesystem or partition table\n",
+		out_err("unionroot: probe: \"%s\": no known filesystem or partition table\n",
 			path);
 	close(fd);
 	return ret;
@@ -123,6 +123,5 @@ int cmd_probe(int argc, char **argv)
 		if (rc == 1 || (rc == 2 && ret == 0))
 			ret = rc;
 	}
-	fflush(stdout);
 	return ret;
 }

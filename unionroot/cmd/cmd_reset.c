@@ -4,7 +4,6 @@
  * PID 1 applies it at the next boot, before the union exists (changing a
  * mounted layer is undefined). A tmpfs branch has nothing to reset. */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/reboot.h>
 #include <unistd.h>
@@ -12,23 +11,29 @@
 #include "branch.h"
 #include "cli.h"
 #include "keep.h"
+#include "out.h"
 #include "persist.h"
 #include "reset.h"
 
 static int confirm(void)
 {
 	char answer[16];
+	ssize_t n;
 
 	if (!isatty(0)) {
-		fprintf(stderr, "unionroot reset: not on a terminal; use --yes to confirm\n");
+		out_err("unionroot reset: not on a terminal; use --yes to confirm\n");
 		return 0;
 	}
-	printf("Every change made to this system will be lost at the next boot,\n"
+	out("Every change made to this system will be lost at the next boot,\n"
 	       "except the paths named by --keep and " KEEP_FILE ".\n"
 	       "Type 'yes' to schedule a factory reset: ");
-	fflush(stdout);
-	if (!fgets(answer, sizeof(answer), stdin))
+	IGNORE(out_flush()); /* the prompt has no newline */
+	/* a terminal (checked above) hands over one line a read; read(2)
+	 * rather than fgets keeps stdio out of the binary */
+	n = read(0, answer, sizeof(answer) - 1);
+	if (n <= 0)
 		return 0;
+	answer[n] = '\0';
 	return strcmp(answer, "yes\n") == 0;
 }
 
@@ -49,11 +54,11 @@ int cmd_reset(int argc, char **argv)
 			const char *why = keep_invalid(argv[++i]);
 
 			if (why) {
-				fprintf(stderr, "unionroot reset: refusing --keep \"%s\": %s\n", argv[i], why);
+				out_err("unionroot reset: refusing --keep \"%s\": %s\n", argv[i], why);
 				return 2;
 			}
 			if (keep_add(&req.keep, argv[i]) < 0) {
-				fprintf(stderr, "unionroot reset: more than %d --keep paths\n", KEEP_MAX);
+				out_err("unionroot reset: more than %d --keep paths\n", KEEP_MAX);
 				return 2;
 			}
 		} else {
@@ -62,18 +67,18 @@ int cmd_reset(int argc, char **argv)
 	}
 	rc = persist_open(&p);
 	if (rc < 0) {
-		fprintf(stderr, "unionroot reset: %s: %s; is there a writable branch?\n", RUNTIME_RW,
+		out_err("unionroot reset: %s: %s; is there a writable branch?\n", RUNTIME_RW,
 			strerror(-rc));
 		return 1;
 	}
 	if (p.volatile_only) {
 		IGNORE(persist_close(&p)); /* nothing was remounted */
-		fprintf(stderr, "unionroot reset: this boot's writable branch is a tmpfs (see 'unionroot status'): there is nothing persistent to reset; its changes are gone at the next boot anyway\n");
+		out_err("unionroot reset: this boot's writable branch is a tmpfs (see 'unionroot status'): there is nothing persistent to reset; its changes are gone at the next boot anyway\n");
 		return 1;
 	}
 	if (!yes && !confirm()) {
 		IGNORE(persist_close(&p)); /* nothing was remounted */
-		fprintf(stderr, "unionroot reset: not confirmed; nothing changed\n");
+		out_err("unionroot reset: not confirmed; nothing changed\n");
 		return 1;
 	}
 	rc = persist_writable(&p);
@@ -81,23 +86,24 @@ int cmd_reset(int argc, char **argv)
 		rc = branch_request_reset(p.fd, &req);
 	ro = persist_close(&p);
 	if (ro < 0)
-		fprintf(stderr, "unionroot reset: %s stays writable: %s\n", p.dir, strerror(-ro));
+		out_err("unionroot reset: %s stays writable: %s\n", p.dir, strerror(-ro));
 	if (rc < 0) {
-		fprintf(stderr, "unionroot reset: recording the request in %s/%s failed: %s\n", p.dir,
+		out_err("unionroot reset: recording the request in %s/%s failed: %s\n", p.dir,
 			BRANCH_STATE, strerror(-rc));
 		return 1;
 	}
-	printf("unionroot: factory reset scheduled for the next boot");
+	out("unionroot: factory reset scheduled for the next boot");
 	if (req.keep.n)
-		printf(", keeping %u path(s) and those of %s", req.keep.n, KEEP_FILE);
-	printf("\n");
+		out(", keeping %u path(s) and those of %s", req.keep.n, KEEP_FILE);
+	out("\n");
 	if (do_reboot) {
+		IGNORE(out_flush()); /* an exec would drop what stdout gathered */
 		sync();
 		/* the system's own reboot stops services cleanly; the syscall is
 		 * the fallback when there is none */
-		execlp("reboot", "reboot", (char *)NULL);
+		execvp("reboot", (char *[]){ "reboot", NULL });
 		if (reboot(RB_AUTOBOOT) < 0) {
-			fprintf(stderr, "unionroot reset: reboot: %s\n", strerror(errno));
+			out_err("unionroot reset: reboot: %s\n", strerror(errno));
 			return 1;
 		}
 	}

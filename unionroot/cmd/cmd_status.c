@@ -5,7 +5,6 @@
  * message= lines as an array "messages"). */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +13,7 @@
 
 #include "branch.h"
 #include "cli.h"
+#include "out.h"
 #include "persist.h"
 #include "reserve.h"
 #include "reset.h"
@@ -29,30 +29,30 @@ struct out {
 
 static void json_str(const char *s)
 {
-	putchar('"');
+	out("\"");
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\')
-			printf("\\%c", c);
+			out("\\%c", c);
 		else if (c < 0x20)
-			printf("\\u%04x", c);
+			out("\\u%04x", c);
 		else
-			putchar(c);
+			out("%c", c);
 	}
-	putchar('"');
+	out("\"");
 }
 
 static void field(struct out *o, const char *key, const char *val)
 {
 	if (!o->json) {
-		printf("%s=%s\n", key, val);
+		out("%s=%s\n", key, val);
 		return;
 	}
-	printf("%s\n  ", o->first ? "{" : ",");
+	out("%s\n  ", o->first ? "{" : ",");
 	o->first = 0;
 	json_str(key);
-	printf(": ");
+	out(": ");
 	json_str(val);
 }
 
@@ -85,16 +85,16 @@ static void boot_record(struct out *o, char *text)
 		if (strncmp(line, "message=", 8) != 0)
 			continue;
 		*nl = '\0';
-		printf("%s\n  ", any_msg ? "," : (o->first ? "{" : ","));
+		out("%s\n  ", any_msg ? "," : (o->first ? "{" : ","));
 		if (!any_msg)
-			printf("\"messages\": [\n    ");
+			out("\"messages\": [\n    ");
 		o->first = 0;
 		json_str(line + 8);
 		any_msg = 1;
 		*nl = '\n';
 	}
 	if (any_msg)
-		printf("\n  ]");
+		out("\n  ]");
 }
 
 /* ext4, f2fs and ubifs stop writing after an I/O error (a worn card), often
@@ -176,12 +176,12 @@ static void live(struct out *o, unsigned warnfull, int persistent)
 			field(o, "reset_keep", req.keep.path[i]);
 		return;
 	}
-	printf(",\n  \"reset_keep\": [");
+	out(",\n  \"reset_keep\": [");
 	for (unsigned i = 0; i < req.keep.n; i++) {
-		printf("%s", i ? ", " : "");
+		out("%s", i ? ", " : "");
 		json_str(req.keep.path[i]);
 	}
-	printf("]");
+	out("]");
 }
 
 int cmd_status(int argc, char **argv)
@@ -199,7 +199,7 @@ int cmd_status(int argc, char **argv)
 	}
 	n = sys_read_file(RUNTIME_DIR "/status", text, sizeof(text));
 	if (n < 0) {
-		fprintf(stderr, "unionroot status: %s/status: %s (was this system booted by unionroot?)\n",
+		out_err("unionroot status: %s/status: %s (was this system booted by unionroot?)\n",
 			RUNTIME_DIR, strerror((int)-n));
 		return 1;
 	}
@@ -216,6 +216,6 @@ int cmd_status(int argc, char **argv)
 		live(&o, warnfull ? (unsigned)warnfull : 90, str_find(text, "\nupper_state=persistent") != NULL);
 	}
 	if (o.json)
-		printf("%s\n}\n", o.first ? "{" : "");
+		out("%s\n}\n", o.first ? "{" : "");
 	return 0;
 }

@@ -4,10 +4,11 @@
  * for a boot, with LOWER as the image; with STEP dies by SIGKILL right after
  * that step. test-reserve DIR make|release does the boot's reserve step there. */
 #include "cli.h"
+#include "out.h"
 
-#include <stdio.h>
 
 #ifdef UNIONROOT_CRASHPOINTS
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -21,7 +22,7 @@
 static void say(int level, const char *msg, void *ctx)
 {
 	(void)ctx;
-	fprintf(stderr, "unionroot: <%d> %s\n", level, msg);
+	out_err("unionroot: <%d> %s\n", level, msg);
 }
 
 int cmd_test_reset(int argc, char **argv)
@@ -34,7 +35,7 @@ int cmd_test_reset(int argc, char **argv)
 	if (argc < 2)
 		return cli_usage("test-reset", NULL);
 	if (argc > 2 && strcmp(argv[2], "-") != 0 && crashpoint_arm(argv[2], 0) < 0) {
-		fprintf(stderr, "unionroot test-reset: unknown step \"%s\" (%s)\n", argv[2], RESET_STEPS);
+		out_err("unionroot test-reset: unknown step \"%s\" (%s)\n", argv[2], RESET_STEPS);
 		return 2;
 	}
 	if (argc > 3)
@@ -45,14 +46,14 @@ int cmd_test_reset(int argc, char **argv)
 	}
 	rw = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rw < 0) {
-		perror(argv[1]);
+		out_err("%s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
 	rc = branch_prepare(rw, &env, &res, &what);
 	if (rc == 0 && res.reset_done)
-		printf("reset applied, %u kept, %u refused\n", res.kept, res.refused);
+		out("reset applied, %u kept, %u refused\n", res.kept, res.refused);
 	if (rc == 0 && res.recovered)
-		printf("interrupted reset finished\n");
+		out("interrupted reset finished\n");
 	if (rc == 0) {
 		rc = branch_trash_empty(rw);
 		if (res.reset_done)
@@ -60,7 +61,7 @@ int cmd_test_reset(int argc, char **argv)
 	}
 	close(rw);
 	if (rc < 0) {
-		fprintf(stderr, "unionroot test-reset: %s: %s\n", what, strerror(-rc));
+		out_err("unionroot test-reset: %s: %s\n", what, strerror(-rc));
 		return 1;
 	}
 	return 0;
@@ -82,17 +83,17 @@ int cmd_test_reserve(int argc, char **argv)
 		close(top);
 	}
 	if (state < 0 || fstatvfs(state, &vfs) < 0) {
-		perror(argv[1]);
+		out_err("%s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
 	rc = make ? reserve_make(state, reserve_size((uint64_t)vfs.f_blocks * vfs.f_frsize)) :
 		    reserve_release(state);
 	close(state);
 	if (rc < 0) {
-		fprintf(stderr, "unionroot test-reserve: %s: %s\n", argv[2], strerror(-rc));
+		out_err("unionroot test-reserve: %s: %s\n", argv[2], strerror(-rc));
 		return 1;
 	}
-	printf("reserve %s\n", rc == 0 ? "unchanged" : make ? "made" : "released");
+	out("reserve %s\n", rc == 0 ? "unchanged" : make ? "made" : "released");
 	return 0;
 }
 #else
@@ -100,7 +101,7 @@ int cmd_test_reset(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	fprintf(stderr, "unionroot: test-reset exists only in test builds\n");
+	out_err("unionroot: test-reset exists only in test builds\n");
 	return 2;
 }
 

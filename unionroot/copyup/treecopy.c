@@ -14,6 +14,7 @@
 
 #include "chash.h"
 #include "sbuf.h"
+#include "sys.h"
 
 #define CHUNK (128 * 1024)
 #define BLOCK 4096
@@ -374,8 +375,7 @@ static int copy_file(int sdir, const char *name, const struct stat *st, int ddir
 	if (rc == 0) {
 		struct timespec ts[2] = { st->st_atim, st->st_mtim };
 
-		if (futimens(dst, ts) < 0)
-			rc = -errno;
+		rc = sys_utimensat(dst, NULL, ts, 0);
 	}
 	close(src);
 	if (close(dst) < 0 && rc == 0)
@@ -439,8 +439,9 @@ static int copy_other(int sdir, const char *name, const struct stat *st, int ddi
 	}
 	if (fchownat(ddir, dname, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	if (!S_ISLNK(st->st_mode) && fchmodat(ddir, dname, st->st_mode & 07777, 0) < 0)
-		return -errno;
+	rc = S_ISLNK(st->st_mode) ? 0 : sys_fchmodat(ddir, dname, st->st_mode & 07777);
+	if (rc < 0)
+		return rc;
 	rc = xref_set(&sx, -1, sdir, name);
 	if (rc == 0)
 		rc = xref_set(&dx, -1, ddir, dname);
@@ -493,5 +494,5 @@ int tc_times(int dir, const char *name, const struct stat *st)
 {
 	struct timespec ts[2] = { st->st_atim, st->st_mtim };
 
-	return utimensat(dir, name, ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	return sys_utimensat(dir, name, ts, AT_SYMLINK_NOFOLLOW);
 }

@@ -7,7 +7,7 @@
 
 #include "sys.h"
 
-static int write_all(int fd, const char *p, size_t n)
+int fd_write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
 		ssize_t k = write(fd, p, n);
@@ -38,7 +38,7 @@ int fd_copy(int in, int out, uint64_t n, char *buf, size_t cap,
 			return -errno;
 		if (r == 0)
 			return n == FDCOPY_ALL ? 0 : -EIO; /* shorter than it said */
-		rc = write_all(out, buf, (size_t)r);
+		rc = fd_write_all(out, buf, (size_t)r);
 		if (rc < 0)
 			return rc;
 		done += (uint64_t)r;

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* The project's printf: PID 1 formats its log lines and file contents here.
- * musl's vfprintf is 10 KB, half of it floating point the project never
- * prints; the shipped build routes stdio's printf family here too. */
+/* The project's printf: PID 1 formats its log lines and file contents here,
+ * the admin commands their output (cmd/out.c). musl's vfprintf is 10 KB,
+ * half of it floating point the project never prints. */
 #include "fmt.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 enum fmt_len { LEN_INT, LEN_HH, LEN_H, LEN_L, LEN_LL, LEN_J, LEN_Z, LEN_T };
@@ -252,20 +251,3 @@ size_t fmt_sn(char *buf, size_t cap, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
-
-#ifdef UNIONROOT_OWN_VFPRINTF
-static void to_file(void *ctx, const char *s, size_t n)
-{
-	IGNORE(fwrite(s, 1, n, ctx)); /* ferror() below reports a short write */
-}
-
-/* The shipped build links this one instead of musl's: printf, fprintf,
- * snprintf and vsnprintf all end here (musl's snprintf writes through a
- * FILE whose write function fills the caller's buffer). */
-int vfprintf(FILE *restrict f, const char *restrict fmt, va_list ap)
-{
-	size_t n = fmt_out(to_file, f, fmt, ap);
-
-	return ferror(f) || n > INT32_MAX ? -1 : (int)n;
-}
-#endif

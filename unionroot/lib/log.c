@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdcopy.h"
 #include "fmt.h"
 
 static struct {
@@ -42,18 +43,6 @@ void log_set_console_loglevel(int level)
 	lg.echo_below = level;
 }
 
-static void write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w <= 0)
-			return;
-		s += w;
-		n -= (size_t)w;
-	}
-}
-
 void ur_log(int level, const char *fmt, ...)
 {
 	char line[LOG_LINE_MAX];
@@ -75,21 +64,21 @@ void ur_log(int level, const char *fmt, ...)
 	line[n++] = '\n';
 
 	if (lg.kmsg < 0 && lg.console < 0) {
-		write_all(2, "unionroot: ", 11);
-		write_all(2, line, n);
+		IGNORE(fd_write_all(2, "unionroot: ", 11)); /* nowhere to say that it failed */
+		IGNORE(fd_write_all(2, line, n));
 		return;
 	}
 	if (lg.kmsg >= 0) {
 		r = fmt_sn(rec, sizeof(rec), "<%d>unionroot: ", level);
 		if (r + n <= sizeof(rec)) {
 			memcpy(rec + r, line, n);
-			write_all(lg.kmsg, rec, r + n);
+			IGNORE(fd_write_all(lg.kmsg, rec, r + n));
 		}
 	}
 	if (lg.console >= 0 && (level <= L_WARN || !lg.quiet) &&
 	    !(lg.kmsg >= 0 && level < lg.echo_below)) {
-		write_all(lg.console, "unionroot: ", 11);
-		write_all(lg.console, line, n);
+		IGNORE(fd_write_all(lg.console, "unionroot: ", 11));
+		IGNORE(fd_write_all(lg.console, line, n));
 	}
 }
 

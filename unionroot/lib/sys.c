@@ -22,6 +22,23 @@ int sys_finit_module(int fd, const char *params, int flags)
 	return syscall(SYS_finit_module, fd, params, flags) < 0 ? -errno : 0;
 }
 
+int sys_fcntl(int fd, int cmd, long arg)
+{
+	long rc = syscall(SYS_fcntl, fd, cmd, arg);
+
+	return rc < 0 ? -errno : (int)rc;
+}
+
+int sys_utimensat(int dir, const char *name, const struct timespec ts[2], int flags)
+{
+	return syscall(SYS_utimensat, dir, name, ts, flags) < 0 ? -errno : 0;
+}
+
+int sys_fchmodat(int dir, const char *name, mode_t mode)
+{
+	return syscall(SYS_fchmodat, dir, name, mode) < 0 ? -errno : 0;
+}
+
 int sys_renameat2(int olddir, const char *oldpath, int newdir, const char *newpath,
 		  unsigned flags)
 {
@@ -134,8 +151,8 @@ int sys_file_check(int fd, struct stat *st)
 		return fd;
 	if (!st)
 		st = &own;
-	if (fstat(fd, st) < 0 || (S_ISREG(st->st_mode) && ((fl = fcntl(fd, F_GETFL)) < 0 ||
-						 fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)))
+	if (fstat(fd, st) < 0 || (S_ISREG(st->st_mode) && ((fl = sys_fcntl(fd, F_GETFL, 0)) < 0 ||
+						 sys_fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)))
 		rc = -errno;
 	else if (!S_ISREG(st->st_mode))
 		rc = -EINVAL; /* a FIFO, device, socket or directory is no file of ours */
