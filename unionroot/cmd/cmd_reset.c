@@ -25,8 +25,8 @@ static int confirm(void)
 		return 0;
 	}
 	out("Every change made to this system will be lost at the next boot,\n"
-	       "except the paths named by --keep and " KEEP_FILE ".\n"
-	       "Type 'yes' to schedule a factory reset: ");
+	    "except the paths named by --keep and " KEEP_FILE ".\n"
+	    "Type 'yes' to schedule a factory reset: ");
 	IGNORE(out_flush()); /* the prompt has no newline */
 	/* a terminal (checked above) hands over one line a read; read(2)
 	 * rather than fgets keeps stdio out of the binary */

@@ -20,13 +20,13 @@ static inline int sys_renameat(int olddir, const char *oldpath, int newdir, cons
 {
 	return sys_renameat2(olddir, oldpath, newdir, newpath, 0);
 }
-/* utimensat(2) (name NULL: dir itself) and fchmodat(2) as the kernel has
- * them: musl's wrappers carry emulations for kernels before 2.6.22 and for
- * AT_SYMLINK_NOFOLLOW (0.8 KB) that copy-up never needs. 0 or -errno. */
 /* fcntl(2)'s plain commands (F_GETFD, F_GETFL, F_SETFL): musl's wrapper
  * brings emulations of others (0.4 KB) nobody here asks for. >= 0 or -errno
  * (errno set as well). */
 int sys_fcntl(int fd, int cmd, long arg) WUR;
+/* utimensat(2) (name NULL: dir itself) and fchmodat(2) as the kernel has
+ * them: musl's wrappers carry emulations for kernels before 2.6.22 and for
+ * AT_SYMLINK_NOFOLLOW (0.8 KB) that copy-up never needs. 0 or -errno. */
 int sys_utimensat(int dir, const char *name, const struct timespec ts[2], int flags) WUR;
 int sys_fchmodat(int dir, const char *name, mode_t mode) WUR;
 /* openat2 with RESOLVE_* flags; before 5.6 (ENOSYS) the same resolution
