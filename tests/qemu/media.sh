@@ -119,7 +119,7 @@ fi
 # 5. union.toram: the image is copied to RAM, the CD is ejected while the
 #    system runs, every file still reads
 mkfifo "$T/mon.in" "$T/mon.out"
-cat "$T/mon.out" >/dev/null &
+cat "$T/mon.out" >"$T/mon.txt" &
 drain=$!
 boot "$T/5.log" none '
 	echo "MARK-backing=$(cat /sys/block/loop0/loop/backing_file)"
@@ -146,6 +146,14 @@ if wait "$booting"; then
 	expect "the CD is ejected while the system runs" "$T/5.log" '^MARK-cd-gone'
 	expect "the system reads every file after the CD is ejected" "$T/5.log" '^MARK-read-all-after-eject'
 	expect "status says the image runs from RAM" "$T/5.log" '^real-init: status: lower1_image=/dev/sr0:/live/filesystem.squashfs \(copied to RAM\)'
+	# the launcher's wake-up of QEMU's main loop (board/qemu-x86_64/run):
+	# a boot of some seconds answers its 'info status' many times
+	wakes=$(grep -ac 'VM status: running' "$T/mon.txt")
+	if [ "$wakes" -ge 8 ]; then
+		pass "the launcher wakes QEMU's main loop through the monitor ($wakes times)"
+	else
+		fail "the launcher wakes QEMU's main loop through the monitor" "$wakes answers to 'info status' in $T/mon.txt"
+	fi
 else
 	fail "union.toram" "no clean boot (see $T/5.log)"
 	keep_log "$T/5.log"
