@@ -6,12 +6,15 @@
 
 #include "boot.h"
 #include "cli.h"
+#include "relro.h"
 #include "sys.h"
 
 static struct boot boot;
 
 int main(int argc, char **argv, char **envp)
 {
+	/* before anything reads input: the pointer tables become read-only */
+	IGNORE(relro_seal());
 	if (getpid() != 1)
 		return cli_main(argc, argv);
 
