@@ -36,9 +36,11 @@ BASE    := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -Iinit -fstack-protector-stron
 # page alignment up to 4 KB of padding (tests/host/size.sh); musl's
 # static-pie start never seals RELRO, so main() does (unionroot/lib/relro.c,
 # tests/host/hardening.sh).
+# No -D_FORTIFY_SOURCE: musl's headers have no checked variants (no
+# __memcpy_chk), so it would change nothing; bounds are sbuf.c's and fmt.c's.
 UAPI    := $(BUILD)/uapi
 TCFLAGS := $(BASE) -Oz -flto -flto-partition=one -ffunction-sections -fdata-sections \
-           -D_FORTIFY_SOURCE=2 -fno-asynchronous-unwind-tables -fno-unwind-tables \
+           -fno-asynchronous-unwind-tables -fno-unwind-tables \
            -isystem $(UAPI) -fPIE \
            $(if $(filter x86_64-% aarch64-%,$(MUSLARCH)),-mgeneral-regs-only)
 TLDFLAGS:= -static-pie -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now \
