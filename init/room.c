@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/statvfs.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -21,14 +21,14 @@ struct room {
 
 static int room_of(int rw, struct room *r)
 {
-	struct statvfs vfs;
+	struct statfs vfs;
 
-	if (fstatvfs(rw, &vfs) < 0 || !vfs.f_blocks)
+	if (fstatfs(rw, &vfs) < 0 || !vfs.f_blocks)
 		return -1;
 	r->total = (uint64_t)vfs.f_blocks * vfs.f_frsize;
 	r->free = (uint64_t)vfs.f_bfree * vfs.f_frsize;
 	r->no_inodes = vfs.f_files && !vfs.f_ffree; /* jffs2 counts no inodes */
-	r->used_percent = statvfs_used_percent(&vfs);
+	r->used_percent = fs_used_percent(&vfs);
 	return 0;
 }
 

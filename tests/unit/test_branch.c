@@ -214,15 +214,15 @@ static void the_reserve_is_sized_to_let_jffs2_collect(void)
 
 static void the_used_percent_rounds_up(void)
 {
-	struct statvfs vfs = { .f_blocks = 1000, .f_bfree = 1000, .f_bavail = 950 };
+	struct statfs vfs = { .f_blocks = 1000, .f_bfree = 1000, .f_bavail = 950 };
 
-	CHECK_INT(statvfs_used_percent(&vfs), 0);
+	CHECK_INT(fs_used_percent(&vfs), 0);
 	vfs.f_bfree = 95; /* 90.5 % used: the warning at 90 % fires */
-	CHECK_INT(statvfs_used_percent(&vfs), 91);
+	CHECK_INT(fs_used_percent(&vfs), 91);
 	vfs.f_bfree = 0;
-	CHECK_INT(statvfs_used_percent(&vfs), 100);
+	CHECK_INT(fs_used_percent(&vfs), 100);
 	vfs.f_blocks = 0; /* a file system that counts no blocks */
-	CHECK_INT(statvfs_used_percent(&vfs), -1);
+	CHECK_INT(fs_used_percent(&vfs), -1);
 }
 
 static void the_reserve_is_made_once_and_given_up(void)

@@ -14,7 +14,7 @@
 #define TEMP_NAME "." RESERVE_NAME ".new"
 #define MIB (1024u * 1024u)
 
-int statvfs_used_percent(const struct statvfs *vfs)
+int fs_used_percent(const struct statfs *vfs)
 {
 	if (!vfs->f_blocks)
 		return -1;

@@ -8,7 +8,7 @@
 #define UNIONROOT_RESERVE_H
 
 #include <stdint.h>
-#include <sys/statvfs.h>
+#include <sys/statfs.h>
 
 #include "defs.h"
 
@@ -20,7 +20,7 @@
 uint64_t reserve_size(uint64_t fs_bytes);
 /* How full a file system is, in percent of its blocks as root sees them
  * (union.warnfull's measure): 0-100, -1 when it reports no blocks. */
-int statvfs_used_percent(const struct statvfs *vfs);
+int fs_used_percent(const struct statfs *vfs);
 /* Writes the reserve into the directory state if it is not there: a temp
  * file, fsynced, renamed. 1 made, 0 present already, -errno (nothing left
  * behind). */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "branch.h"
@@ -120,17 +120,17 @@ static void live(struct out *o, unsigned warnfull, int persistent)
 {
 	static char text[RESET_REQUEST_MAX];
 	char val[160];
-	struct statvfs vfs;
+	struct statfs vfs;
 	struct ur_state st;
 	struct reset_req req;
 	struct persist p;
 	int rw, state, rc;
 	ssize_t n;
 
-	if (statvfs(RUNTIME_RW, &vfs) == 0 && vfs.f_blocks) {
+	if (statfs(RUNTIME_RW, &vfs) == 0 && vfs.f_blocks) {
 		unsigned long long total = (unsigned long long)vfs.f_blocks * vfs.f_frsize;
 		unsigned long long avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
-		unsigned used_pct = (unsigned)statvfs_used_percent(&vfs); /* f_blocks > 0 */
+		unsigned used_pct = (unsigned)fs_used_percent(&vfs); /* f_blocks > 0 */
 
 		if (strfmt(val, sizeof(val), "%u", used_pct) == 0)
 			field(o, "upper_used_percent", val);

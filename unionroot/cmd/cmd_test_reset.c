@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/statvfs.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "branch.h"
@@ -69,7 +69,7 @@ int cmd_test_reset(int argc, char **argv)
 
 int cmd_test_reserve(int argc, char **argv)
 {
-	struct statvfs vfs;
+	struct statfs vfs;
 	int state, make, rc;
 
 	if (argc != 3 || (strcmp(argv[2], "make") != 0 && strcmp(argv[2], "release") != 0))
@@ -82,7 +82,7 @@ int cmd_test_reserve(int argc, char **argv)
 		state = openat(top, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(top);
 	}
-	if (state < 0 || fstatvfs(state, &vfs) < 0) {
+	if (state < 0 || fstatfs(state, &vfs) < 0) {
 		out_err("%s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -78,16 +79,16 @@ int sys_mount(const char *src, const char *dst, const char *type,
 
 int fd_readonly(int fd)
 {
-	struct statvfs vfs;
+	struct statfs vfs;
 
-	return fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+	return fstatfs(fd, &vfs) == 0 && (vfs.f_flags & ST_RDONLY);
 }
 
 int path_readonly(const char *path)
 {
-	struct statvfs vfs;
+	struct statfs vfs;
 
-	return statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
+	return statfs(path, &vfs) == 0 && (vfs.f_flags & ST_RDONLY);
 }
 
 int sys_remount(const char *path, unsigned long set, unsigned long clear)
@@ -98,13 +99,13 @@ int sys_remount(const char *path, unsigned long set, unsigned long clear)
 		{ ST_NOATIME, MS_NOATIME },   { ST_NODIRATIME, MS_NODIRATIME },
 		{ ST_RELATIME, MS_RELATIME }, { ST_SYNCHRONOUS, MS_SYNCHRONOUS },
 	};
-	struct statvfs vfs;
+	struct statfs vfs;
 	unsigned long flags = 0;
 
-	if (statvfs(path, &vfs) < 0)
+	if (statfs(path, &vfs) < 0)
 		return -errno;
 	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
-		if (vfs.f_flag & kept[i][0])
+		if (vfs.f_flags & kept[i][0])
 			flags |= kept[i][1];
 	return sys_mount(NULL, path, NULL, MS_REMOUNT | (flags & ~clear) | set, NULL);
 }

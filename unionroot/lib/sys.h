@@ -42,11 +42,12 @@ int sys_pivot_root(const char *new_root, const char *put_old) WUR;
 /* mount(2) returning -errno. */
 int sys_mount(const char *src, const char *dst, const char *type,
 	      unsigned long flags, const char *data) WUR;
-/* Whether the file system under fd / path is mounted read-only (statvfs's
- * ST_RDONLY); 0 when it cannot tell. */
+/* Whether the file system under fd / path is mounted read-only (ST_RDONLY
+ * in statfs's f_flags, which Linux fills since 2.6.36: musl's statvfs only
+ * copies them over, in 0.5 KB); 0 when it cannot tell. */
 int fd_readonly(int fd);
 int path_readonly(const char *path);
-/* Remounts the mount at path with the flags it has now (statvfs f_flag:
+/* Remounts the mount at path with the flags it has now (statfs f_flags:
  * nodev, nosuid, noexec, the atime ones, ro), minus clear, plus set: a bare
  * MS_REMOUNT would replace its nodev/nosuid/noexec with none. set may hold
  * MS_BIND (per-mount flags only). 0 or -errno. */
