@@ -33,3 +33,25 @@ else
 	keep_log "$T"/*.log
 	fail "a Debian root with systemd boots on the union" "no clean boot (logs in $BUILD/tests/)"
 fi
+
+# unionroot reset --reboot hands over to the system's own reboot, which stops
+# systemd's services cleanly (QEMU runs with -no-reboot: the restart ends it);
+# the next boot is the factory root. The command disk's script is stopped
+# with the services, so this boot says no "cmd exit".
+"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$T/data.img" --rootfs debian --timeout 300 \
+	--log "$T/3.log" --cmd 'unionroot reset --yes --reboot; echo "MARK-reset-rc=$?"; sleep 120' >/dev/null 2>&1
+rc=$?
+sed -i 's/\r$//' "$T/3.log"
+if [ $rc = 0 ] && BOOT_TIMEOUT=300 boot "$T/4.log" "$T/data.img" '
+	[ -e /root/persist ] && echo MARK-persist=kept || echo MARK-persist=gone
+	echo "MARK-factory=$(cat /etc/factory-file)"' --rootfs debian; then
+	expect "reset --reboot schedules the reset" "$T/3.log" 'factory reset scheduled for the next boot'
+	expect "reset --reboot restarts through systemd" "$T/3.log" 'systemd-shutdown\[1\]: Rebooting'
+	expect "reset --reboot restarts the machine" "$T/3.log" 'reboot: Restarting system'
+	expect_not "reset --reboot does not power off" "$T/3.log" 'reboot: Power down'
+	expect "the boot after reset --reboot drops the user's files" "$T/4.log" '^MARK-persist=gone'
+	expect "the boot after reset --reboot has the factory files" "$T/4.log" '^MARK-factory=factory'
+else
+	keep_log "$T"/3.log "$T"/4.log
+	fail "unionroot reset --reboot on Debian" "run exited $rc, or no clean boot after it (logs in $BUILD/tests/)"
+fi

@@ -15,6 +15,11 @@
 #include "persist.h"
 #include "reset.h"
 
+/* where a system keeps its reboot (merged /usr, BusyBox, OpenWrt), tried in
+ * turn, not PATH: a root tool runs no program a PATH entry planted */
+static const char reboot_paths[][18] = { "/sbin/reboot", "/usr/sbin/reboot", "/bin/reboot",
+					 "/usr/bin/reboot" };
+
 static int confirm(void)
 {
 	char answer[16];
@@ -101,7 +106,8 @@ int cmd_reset(int argc, char **argv)
 		sync();
 		/* the system's own reboot stops services cleanly; the syscall is
 		 * the fallback when there is none */
-		execvp("reboot", (char *[]){ "reboot", NULL });
+		for (size_t i = 0; i < ARRAY_SIZE(reboot_paths); i++)
+			execve(reboot_paths[i], (char *[]){ "reboot", NULL }, environ);
 		if (reboot(RB_AUTOBOOT) < 0) {
 			out_err("unionroot reset: reboot: %s\n", strerror(errno));
 			return 1;
