@@ -38,9 +38,13 @@ BASE    := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -Iinit -fstack-protector-stron
 # tests/host/hardening.sh).
 # No -D_FORTIFY_SOURCE: musl's headers have no checked variants (no
 # __memcpy_chk), so it would change nothing; bounds are sbuf.c's and fmt.c's.
+# -fno-optimize-sibling-calls: under the stack protector a tail call repeats
+# the canary check and the epilogue before its jump, where a call shares the
+# function's one (398 canary checks against 378: 0.5 KB); a frame more on
+# the stack is nothing to PID 1.
 UAPI    := $(BUILD)/uapi
 TCFLAGS := $(BASE) -Oz -flto -flto-partition=one -ffunction-sections -fdata-sections \
-           -fno-asynchronous-unwind-tables -fno-unwind-tables \
+           -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-optimize-sibling-calls \
            -isystem $(UAPI) -fPIE \
            $(if $(filter x86_64-% aarch64-%,$(MUSLARCH)),-mgeneral-regs-only)
 TLDFLAGS:= -static-pie -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now \
