@@ -4,13 +4,14 @@
 # root needed): static-pie (its own ASLR, no interpreter), no executable
 # stack, the stack protector linked, and RELRO sealed at run time. musl
 # 1.2.3's static-pie start code never mprotects PT_GNU_RELRO; main() does
-# (unionroot/lib/relro.c), and strace shows the call that covers the
-# segment's whole pages.
+# (unionroot/lib/relro.c): strace shows the call over the segment's whole
+# pages, and the process's maps, read while strace holds it at its exit,
+# show those pages read-only at the load base plus the segment's address.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT_DIR" || exit 2
 scratch hardening
-need_tools hardening readelf strace || exit 0
+need_tools hardening readelf strace pgrep || exit 0
 
 bins=("$BUILD/unionroot" "$BUILD/overlay/unionroot" "$BUILD/minimal/unionroot")
 if ! make --no-print-directory -s BUILD="$BUILD" "${bins[@]}" >"$T/make.log" 2>&1; then
@@ -36,7 +37,30 @@ for bin in "${bins[@]}"; do
 		fail "hardening: $bin has a RELRO segment of whole pages" "readelf: $(grep -c GNU_RELRO "$T/elf") GNU_RELRO, $len bytes"
 		continue
 	fi
-	strace -o "$T/trace" -e trace=mprotect "$bin" --help >/dev/null 2>&1
+	# the process is held at its exit (strace delays exit_group) while its
+	# maps are read: the sealed page must be the segment's, from the load base
+	bash -c 'echo $$ >"$1"; exec strace -o "$2" -e trace=mprotect,exit_group \
+		-e inject=exit_group:delay_enter=3000000 "$3" --help' _ "$T/strace.pid" "$T/trace" "$bin" \
+		>/dev/null 2>&1 &
+	held=$!
+	: >"$T/maps"
+	for _ in $(seq 25); do
+		sleep 0.1
+		child=$(pgrep -P "$(cat "$T/strace.pid" 2>/dev/null)" 2>/dev/null) || continue
+		# before the seal the binary's own mappings are r-xp and rw-p only
+		grep -q " r--p .* $(realpath "$bin")\$" "/proc/$child/maps" 2>/dev/null &&
+			cp "/proc/$child/maps" "$T/maps" && break
+	done
+	wait "$held"
+	base=$(awk -v f="$(realpath "$bin")" '$6 == f && $3 == "00000000" { print $1; exit }' "$T/maps")
+	base=${base%%-*}
+	if [ -z "$base" ]; then
+		fail "hardening: $bin seals its RELRO segment at start" \
+			"no page of it became read-only while it ran ($(grep -c '^mprotect' "$T/trace") mprotect calls)"
+		continue
+	fi
+	page=$(printf '%x' $(( 0x$base + (vaddr & ~4095) )))
 	expect "hardening: $bin seals its RELRO segment at start ($len bytes read-only)" "$T/trace" \
-		"^mprotect\(0x[0-9a-f]*000, $len, PROT_READ\) = 0"
+		"^mprotect\(0x$page, $len, PROT_READ\) = 0"
+	expect "hardening: $bin's RELRO page is read-only while it runs" "$T/maps" "^$page-[0-9a-f]+ r--p "
 done
