@@ -129,10 +129,9 @@ void status_handoff(struct boot *b)
 
 	/* Rss from smaps_rollup walks the page tables; VmHWM in /proc/self/status
 	 * lags far behind on 6.1 (per-task cached RSS counters). */
-	rc = strfmt(line, sizeof(line), "handoff_ms=%llu rss_kib=%llu memfree_kib=%llu memfree_before_kib=%llu\n",
+	rc = strfmt(line, sizeof(line), "handoff_ms=%llu rss_kib=%llu memfree_before_kib=%llu\n",
 		   (unsigned long long)(sys_now_ms() - b->t_mounts),
-		   proc_kib("/proc/self/smaps_rollup", "Rss"), proc_kib("/proc/meminfo", "MemFree"),
-		   (unsigned long long)b->memfree_before);
+		   proc_kib("/proc/self/smaps_rollup", "Rss"), (unsigned long long)b->memfree_before);
 	fd = open(RUNDIR "/status", O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
 	if (rc == 0 && fd >= 0)
 		IGNORE(write(fd, line, strlen(line))); /* a figure for the bench, nothing more */

@@ -17,8 +17,10 @@ new_data "$DATA"
 unpacked=$(($("$ROOT_DIR"/tools/initramfs-cat "$OUTDIR/initramfs.cpio.gz" | wc -c) / 1024))
 if boot "$T/1.log" "$DATA" "$(change_root hello)"'
 	before=$(sed -n "s/.* memfree_before_kib=\([0-9]*\)$/\1/p" /run/unionroot/status)
+	gained=
 	for i in $(seq 100); do
-		gained=$(($(sed -n "s/^MemFree: *\([0-9]*\) kB$/\1/p" /proc/meminfo) - ${before:-0}))
+		[ -n "$before" ] || break # no record: nothing to measure against
+		gained=$(($(sed -n "s/^MemFree: *\([0-9]*\) kB$/\1/p" /proc/meminfo) - before))
 		[ "$gained" -ge '$((unpacked * 8 / 10))' ] && break
 		sleep 0.1
 	done
