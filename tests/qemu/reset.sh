@@ -58,7 +58,9 @@ new_data "$BASE"
 if boot "$T/c0.log" "$BASE" "$SETUP"; then
 	for step in request keep aside fresh cleared trash; do
 		cp --sparse=always "$BASE" "$T/c-$step.img"
-		boot "$T/c-$step-a.log" "$T/c-$step.img" 'echo MARK-survived-the-crash' \
+		# "trash" is the idle cleaner's, after the switch: the real init
+		# idles 5 s first, so the cleaner gets there before it speaks
+		boot "$T/c-$step-a.log" "$T/c-$step.img" 'sleep 5; echo MARK-survived-the-crash' \
 			--initrd "$TEST_INITRD" --append "union.reset=keep union.test.crashafter=$step"
 		if ! grep -q "test crash point: stopping dead after step \"$step\"" "$T/c-$step-a.log" ||
 			grep -q '^MARK-survived-the-crash' "$T/c-$step-a.log"; then
