@@ -82,12 +82,16 @@ static void runtime_copies(void)
 static int initramfs_root(void)
 {
 	struct statfs sfs;
+	int fd;
 
 	if (statfs("/", &sfs) < 0 || (sfs.f_type != RAMFS_MAGIC && sfs.f_type != TMPFS_MAGIC)) {
 		log_warn("/ is not an initramfs; not deleting anything from it");
 		return -1;
 	}
-	return open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		log_warn("freeing the initramfs: %s; some memory stays in use", strerror(errno));
+	return fd;
 }
 
 /* Only ever the initramfs's own files: rmtree stays on its device. */
