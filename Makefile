@@ -38,6 +38,10 @@ BASE    := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -Iinit -fstack-protector-stron
 # tests/host/hardening.sh).
 # No -D_FORTIFY_SOURCE: musl's headers have no checked variants (no
 # __memcpy_chk), so it would change nothing; bounds are sbuf.c's and fmt.c's.
+# -mstack-protector-guard=global (x86-64; arm64's default): the canary is
+# read from musl's __stack_chk_guard, which __init_ssp fills from AT_RANDOM
+# with the thread's, not from %fs:0x28: 4 bytes shorter at each of the 378
+# checks (0.7 KB). Both live in .bss of a static binary.
 # -fno-optimize-sibling-calls: under the stack protector a tail call repeats
 # the canary check and the epilogue before its jump, where a call shares the
 # function's one (398 canary checks against 378: 0.5 KB); a frame more on
@@ -46,7 +50,8 @@ UAPI    := $(BUILD)/uapi
 TCFLAGS := $(BASE) -Oz -flto -flto-partition=one -ffunction-sections -fdata-sections \
            -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-optimize-sibling-calls \
            -isystem $(UAPI) -fPIE \
-           $(if $(filter x86_64-% aarch64-%,$(MUSLARCH)),-mgeneral-regs-only)
+           $(if $(filter x86_64-% aarch64-%,$(MUSLARCH)),-mgeneral-regs-only) \
+           $(if $(filter x86_64-%,$(MUSLARCH)),-mstack-protector-guard=global)
 TLDFLAGS:= -static-pie -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now \
            -Wl,-z,noseparate-code -Wl,--build-id=none -s
 

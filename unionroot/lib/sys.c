@@ -18,6 +18,33 @@
 #include "rmtree.h"
 #include "sbuf.h"
 
+#if !defined(__GLIBC__) && defined(SYS_newfstatat)
+/* The stat family as the kernel's one call: musl's fstatat copies the
+ * kernel's struct stat field by field into its own, which on the 64-bit
+ * targets (x86-64, arm64) is the same struct, and falls back to
+ * /proc/self/fd for kernels before 2.6.39 (0.3 KB). The host's libc keeps
+ * its own. */
+int fstatat(int dir, const char *restrict path, struct stat *restrict st, int flags)
+{
+	return (int)syscall(SYS_newfstatat, dir, path, st, flags);
+}
+
+int fstat(int fd, struct stat *st)
+{
+	return fstatat(fd, "", st, AT_EMPTY_PATH);
+}
+
+int stat(const char *restrict path, struct stat *restrict st)
+{
+	return fstatat(AT_FDCWD, path, st, 0);
+}
+
+int lstat(const char *restrict path, struct stat *restrict st)
+{
+	return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
+}
+#endif
+
 int sys_finit_module(int fd, const char *params, int flags)
 {
 	return syscall(SYS_finit_module, fd, params, flags) < 0 ? -errno : 0;
