@@ -94,12 +94,14 @@ static int initramfs_root(void)
 	return fd;
 }
 
-/* Only ever the initramfs's own files: rmtree stays on its device. */
+/* Only ever the initramfs's own files: rmtree stays on its device. The
+ * module pack goes first: its loop holds its file. */
 static void free_initramfs(int old)
 {
 	struct stat st;
 	int rc;
 
+	modpack_release(old);
 	if (fstat(old, &st) == 0) {
 		rc = rmtree_contents(old, st.st_dev);
 		if (rc < 0 && rc != -EXDEV)
@@ -227,7 +229,7 @@ NORETURN void handoff(struct boot *b)
 			rescue_fatal(b, why);
 		}
 	} else {
-		old = initramfs_root();
+		old = initramfs_root(); /* -1: its memory, the module pack's too, stays in use */
 		if (chdir(NEWROOT) < 0 || sys_mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
 		    chroot(".") < 0 || chdir("/") < 0) {
 			char why[96];

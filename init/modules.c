@@ -65,6 +65,29 @@ static const struct {
 };
 
 static int read_index(const char *dir, const char *file, char *buf, size_t cap, int required);
+static void load_names(const char *names, unsigned *order, unsigned max);
+
+/* A module not found in the initramfs is in its module pack (the board's
+ * PACK=), mounted when the first such module is wanted: a boot that loads
+ * only what the board keeps outside it (PACK_OUTSIDE=) never loads loop for
+ * it. loop and squashfs, which mount it, are always outside. */
+static int open_packed(const char *rel)
+{
+	static int state; /* 0 not tried yet, 1 mounted, -1 none */
+
+	if (!state) {
+		unsigned order[32];
+		char pack[160];
+
+		state = -1;
+		if (strfmt(pack, sizeof(pack), "%s/modules.pack", m.dir) >= 0 &&
+		    sys_lexists(AT_FDCWD, pack)) {
+			load_names("loop squashfs", order, ARRAY_SIZE(order));
+			state = modpack_mount(m.dir) > 0 ? 1 : -1; /* failures logged */
+		}
+	}
+	return state > 0 ? modpack_open(rel) : -ENOENT;
+}
 
 /* modules.builtin is only read when a listed name is not in modules.dep. */
 static int is_builtin(const char *name, size_t len)
@@ -143,8 +166,12 @@ static int load_one(const char *dir, const struct moddep_entry *e)
 	if (strfmt(path, sizeof(path), "%s/%s", dir, e->path) < 0)
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		fd = open_packed(e->path);
+	else if (fd < 0)
+		fd = -errno;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	t = sys_now_ms();
 	watchdog_step(WD_STEP_S, "loading module %.*s", (int)e->name_len, e->name);
 	rc = sys_finit_module(fd, params, 0);
@@ -158,15 +185,15 @@ static int load_one(const char *dir, const struct moddep_entry *e)
 	return rc == -EEXIST ? 0 : rc;
 }
 
-static void load_order(unsigned count, unsigned *loaded, unsigned *failed)
+static void load_order(const unsigned *order, unsigned count, unsigned *loaded, unsigned *failed)
 {
 	for (unsigned i = 0; i < count; i++) {
-		const struct moddep_entry *e = &m.md.e[m.order[i]];
+		const struct moddep_entry *e = &m.md.e[order[i]];
 		int rc;
 
-		if (m.loaded[m.order[i]])
+		if (m.loaded[order[i]])
 			continue;
-		m.loaded[m.order[i]] = 1;
+		m.loaded[order[i]] = 1;
 		/* a softdep such as crct10dif-pclmul fails with ENODEV on a CPU
 		 * without its feature: its cpu: alias says so beforehand */
 		if (modalias_cpu_lacks(&m.ma, e->name, e->name_len, m.cpu)) {
@@ -257,7 +284,7 @@ static void load_list(enum mod_need need, unsigned *loaded, unsigned *failed, un
 			(*failed)++;
 		}
 	}
-	load_order(count, loaded, failed);
+	load_order(m.order, count, loaded, failed);
 }
 
 void modules_for_need(enum mod_need need)
@@ -328,7 +355,7 @@ unsigned modules_for_device(const char *modalias, const char *devpath)
 			  m.ma.e[i].pattern, modalias);
 		if (moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX) < 0)
 			continue; /* the index names only what is carried */
-		load_order(count, &loaded, &failed);
+		load_order(m.order, count, &loaded, &failed);
 		/* bound now: a generic driver that also matches (ata_generic
 		 * after ata_piix) would load for nothing */
 		if (strfmt(path, sizeof(path), "/sys%s/driver", devpath) >= 0 &&
@@ -393,20 +420,22 @@ void modules_load(struct boot *b)
 		 (unsigned long long)(b->t_modules - b->t_start));
 }
 
-static void load_names(const char *names)
+/* Into order (max entries), so that the module pack's loads (open_packed)
+ * leave the m.order a waiting load walks as it is. */
+static void load_names(const char *names, unsigned *order, unsigned max)
 {
 	unsigned count = 0, loaded = 0, failed = 0;
 	char name[64];
 
 	while ((names = next_name(names, name, sizeof(name))) != NULL) {
-		int rc = name[0] ? moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX) : 0;
+		int rc = name[0] ? moddep_resolve(&m.md, name, order, &count, max) : 0;
 
 		/* a type without a module (built in, or not carried) fails at
 		 * its mount, which names the device and the reason */
 		if (rc < 0 && rc != -ENOENT)
 			log_warn("module %s: %s", name, strerror(-rc));
 	}
-	load_order(count, &loaded, &failed);
+	load_order(order, count, &loaded, &failed);
 	if (loaded || failed)
 		log_debug("on demand: %u module(s) loaded, %u failed", loaded, failed);
 }
@@ -414,7 +443,7 @@ static void load_names(const char *names)
 void modules_by_name(const char *names)
 {
 	if (m.ready)
-		load_names(names);
+		load_names(names, m.order, MODDEP_MAX);
 }
 
 void modules_for_fs(struct boot *b, const char *type)
@@ -424,9 +453,9 @@ void modules_for_fs(struct boot *b, const char *type)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(fs_modules); i++) {
 		if (strcmp(fs_modules[i].type, type) == 0) {
-			load_names(fs_modules[i].modules);
+			load_names(fs_modules[i].modules, m.order, MODDEP_MAX);
 			return;
 		}
 	}
-	load_names(type);
+	load_names(type, m.order, MODDEP_MAX);
 }

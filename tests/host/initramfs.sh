@@ -71,11 +71,48 @@ check_tools() { # ARCHIVE-LIST
 		"$(grep -m1 '/libc\.so' "$1") in the PC board's initramfs"
 }
 
+# PACK= in build.conf: every module is in modules.pack but loop and squashfs
+# (which mount it), PACK_OUTSIDE= and what those need (modules.dep and
+# modules.softdep); without PACK= there is no pack.
+check_pack() { # NAME ARCHIVE VERSION
+	local name=$1 a=$2 ver=$3 conf pack want plain
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	conf=$(bash -c 'PACK= PACK_OUTSIDE= && . "$1" && echo "$PACK:$PACK_OUTSIDE"' _ "board/$BOARD/build.conf")
+	pack=${conf%%:*}
+	if [ -z "$pack" ] || [ "$name" != initramfs ]; then
+		expect_not "$name-has-no-module-pack" "$T/$name.list" '/modules\.pack$' \
+			"a pack in $a, where build.conf says PACK=${pack:-nothing}"
+		return
+	fi
+	want=$(awk -v want="loop squashfs ${conf#*:}" '
+		function norm(p) { sub(".*/", "", p); sub("\\.ko.*", "", p); gsub("-", "_", p); return p }
+		FNR == 1 { f++ }
+		f == 1 { m = norm($1); for (i = 2; i <= NF; i++) dep[m] = dep[m] " " norm($i) }
+		f == 2 && $1 == "softdep" { for (i = 3; i <= NF; i++) if ($i !~ /:$/) dep[$2] = dep[$2] " " norm($i) }
+		END {
+			n = split(want, q, " ")
+			for (i = 1; i <= n; i++) {
+				m = norm(q[i]); if (m in seen) continue; seen[m] = 1; print m
+				k = split(dep[m], d, " "); for (j = 1; j <= k; j++) q[++n] = d[j]
+			}
+		}' "$T/$name.x/lib/modules/$ver/modules.dep" "$T/$name.x/lib/modules/$ver/modules.softdep" |
+		sort | tr '\n' ' ')
+	plain=$(tools/initramfs-cat "$a" | cpio -it --quiet |
+		sed -n 's|^lib/modules/[^/]*/kernel/.*/\([^/]*\)\.ko$|\1|p' | tr - _ | sort | tr '\n' ' ')
+	if [ "$plain" = "$want" ] && grep -q "^lib/modules/$ver/kernel/.*/f2fs\.ko$" "$T/$name.list" &&
+		file -b "$T/$name.x/lib/modules/$ver/modules.pack" | grep -q "^Squashfs filesystem.* $pack compressed"; then
+		pass "$name-packs-its-modules ($pack squashfs; outside: $plain)"
+	else
+		fail "$name-packs-its-modules" "outside the pack: ${plain:-none}; want: $want; pack: $(file -b "$T/$name.x/lib/modules/$ver/modules.pack" 2>&1)"
+	fi
+}
+
 check_archive() { # NAME ARCHIVE
 	local name=$1 a=$2 list ver dep missing=0
 	list=$T/$name.list
-	if ! tools/initramfs-cat "$a" | cpio -t --quiet >"$list" 2>"$T/cpio.err"; then
-		fail "$name-lists" "cpio -t failed: $(head -n1 "$T/cpio.err")"
+	# with a board's module pack, the modules in it are listed too
+	if ! tools/initramfs-ls "$a" >"$list" 2>"$T/cpio.err"; then
+		fail "$name-lists" "listing it failed: $(head -n1 "$T/cpio.err")"
 		return
 	fi
 	ver=$(cat "$B/kernel/amd64/version")
@@ -101,6 +138,7 @@ check_archive() { # NAME ARCHIVE
 			{ fail "$name-modules-dep" "modules.dep names $f, not in the archive"; missing=1; }
 	done
 	[ "$missing" = 0 ] && pass "$name-modules-dep-names-only-included-files"
+	check_pack "$name" "$a" "$ver"
 	check_aliases "$name" "$T/$name.x/lib/modules/$ver/modules.alias" "$list"
 	if grep -q '^softdep ext4 pre: .*crc32c' "$T/$name.x/lib/modules/$ver/modules.softdep" &&
 		! grep -q 'crypto-' "$T/$name.x/lib/modules/$ver/modules.softdep"; then

@@ -31,7 +31,16 @@ truncate -s "$size" "$T/sd.img"
 # what the guest shows: the modules loaded, one a line, and the plan's
 # list of the devices present
 MODS='sed "s/ .*//; s/^/MOD: /" /proc/modules
-	/run/unionroot/bin/unionroot plan | sed "s/^/PLAN: /"'
+	/run/unionroot/bin/unionroot plan | sed "s/^/PLAN: /"
+	for i in $(seq 100); do
+		grep -qs modules.pack /sys/block/loop*/loop/backing_file || break
+		sleep 0.1
+	done
+	echo "PACK-LOOPS: $(cat /sys/block/loop*/loop/backing_file 2>/dev/null | grep -c modules.pack)"'
+# The board's module pack (PACK=): what a virtual machine's disks need is
+# outside it (PACK_OUTSIDE=), the other hardware's drivers are in it.
+PACKED=0
+"$ROOT_DIR"/tools/initramfs-ls "$OUTDIR/initramfs.cpio.gz" | grep -q '/modules\.pack$' && PACKED=1
 
 # hw_boot NAME LOWER-DRIVER UPPER-DRIVER ABSENT [run options]: one boot, its
 # drivers in status, no failed module, none of ABSENT (a regex of module
@@ -57,6 +66,9 @@ hw_boot() {
 		"$(grep -a 'loading module' "$log" | head -n1)"
 	expect_not "$name: no driver for absent hardware" "$log" "^MOD: ($absent)$" \
 		"$(grep -aE "^MOD: ($absent)$" "$log" | tr '\n' ' ')"
+	[ "$PACKED" = 1 ] || return 0
+	expect "$name: its driver came from the module pack, through loop" "$log" '^MOD: loop$'
+	expect "$name: the pack's loop lets go of it after the switch" "$log" '^PACK-LOOPS: 0$'
 }
 
 new_data "$T/virtio-data.img"
@@ -78,6 +90,8 @@ if boot "$T/virtio.log" "$T/virtio-data.img" "$MODS" --append union.debug; then
 	expect "virtio: status names the driver left" "$T/virtio.log" '^real-init: status: drivers_left=ata_piix$'
 	expect "virtio: unionroot plan names the driver left" "$T/virtio.log" '^PLAN: drivers left +ata_piix \(this boot\)$'
 	expect "virtio: the plan says which drivers load" "$T/virtio.log" '^PLAN: drivers +until every medium is found'
+	[ "$PACKED" = 0 ] || expect_not "virtio: its modules are outside the pack, which stays unmounted" \
+		"$T/virtio.log" '^MOD: loop$|module pack' "$(grep -aE '^MOD: loop$|module pack' "$T/virtio.log" | head -n1)"
 	sed -n 's/^real-init: status: pid1_ms=[0-9]* modules=\([0-9]*\) .*/virtio: t_modules=\1 ms/p' "$T/virtio.log"
 else
 	fail "virtio boot" "no clean boot (see $T/virtio.log)"

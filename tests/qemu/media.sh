@@ -55,7 +55,7 @@ RUN_NO_DISKS=(--lower none)
 #    `unionroot plan` in the booted system names the CD for auto
 if boot "$T/1.log" none '
 	[ -e /etc/factory-file ] && echo MARK-root-from-cd
-	echo "MARK-backing=$(cat /sys/block/loop0/loop/backing_file)"
+	sed "s/^/MARK-backing=/" /sys/block/loop*/loop/backing_file 2>/dev/null
 	/run/unionroot/bin/unionroot plan union.lower=auto union.upper=tmpfs | sed "s/^/PLAN: /"' \
 	"${RUN_NO_DISKS[@]}" --cdrom "$T/live.iso" \
 	--append 'union.lower=auto union.scan=removable union.upper=tmpfs'; then
@@ -79,7 +79,7 @@ if boot "$T/2a.log" "$T/persist.img" 'echo kept >/root/on-persist; echo MARK-wri
 	boot "$T/2b.log" "$T/persist.img" 'echo "MARK-persist=$(cat /root/on-persist)"' \
 		--lower none --cdrom "$T/live.iso" --append 'union.lower=auto union.upper=LABEL=persist'; then
 	expect "a CD image named by LABEL= and a path boots" "$T/2a.log" \
-		'^real-init: status: lower1=LABEL=LIVECD:/live/filesystem.squashfs /dev/loop0 squashfs'
+		'^real-init: status: lower1=LABEL=LIVECD:/live/filesystem.squashfs /dev/loop[0-9]+ squashfs'
 	expect "the persistence disk is found by LABEL=" "$T/2a.log" \
 		'^real-init: status: upper_state=persistent on /dev/vda \(ext4\)'
 	expect "a live CD session keeps its changes on the persistence disk" "$T/2b.log" '^MARK-persist=kept'
@@ -122,7 +122,7 @@ mkfifo "$T/mon.in" "$T/mon.out"
 cat "$T/mon.out" >"$T/mon.txt" &
 drain=$!
 boot "$T/5.log" none '
-	echo "MARK-backing=$(cat /sys/block/loop0/loop/backing_file)"
+	sed "s/^/MARK-backing=/" /sys/block/loop*/loop/backing_file 2>/dev/null
 	grep -q " /run/unionroot/media/" /proc/mounts && echo MARK-media-mounted || echo MARK-media-released
 	echo MARK-eject-now
 	i=0

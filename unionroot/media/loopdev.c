@@ -22,7 +22,8 @@ static int configure(int loop, int backing, int how)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.fd = (unsigned)backing;
 	cfg.info.lo_flags = (how & LOOP_WRITABLE ? 0 : LO_FLAGS_READ_ONLY) |
-			    (how & LOOP_WANT_DIO ? LO_FLAGS_DIRECT_IO : 0);
+			    (how & LOOP_WANT_DIO ? LO_FLAGS_DIRECT_IO : 0) |
+			    (how & LOOP_AUTOCLEAR ? LO_FLAGS_AUTOCLEAR : 0);
 	return ioctl(loop, LOOP_CONFIGURE, &cfg) < 0 ? -errno : 0;
 }
 
@@ -34,6 +35,7 @@ static int configure_legacy(int loop, int backing, int how)
 	if (ioctl(loop, LOOP_SET_FD, backing) < 0)
 		return -errno;
 	memset(&info, 0, sizeof(info));
+	info.lo_flags = how & LOOP_AUTOCLEAR ? LO_FLAGS_AUTOCLEAR : 0;
 	if (ioctl(loop, LOOP_SET_STATUS64, &info) < 0) {
 		int err = -errno;
 

@@ -19,6 +19,7 @@ struct loopdev {
 #define LOOP_WANT_DIO 1  /* ask for direct I/O: the kernel keeps buffered I/O
 			  * where the backing file system cannot */
 #define LOOP_WRITABLE 2  /* read-write; backing_fd must be O_RDWR */
+#define LOOP_AUTOCLEAR 4 /* detach itself when its last user (a mount) goes */
 
 /* Attaches a free loop device to backing_fd, read-only unless LOOP_WRITABLE.
  * Returns an fd of the loop device or -errno. */
