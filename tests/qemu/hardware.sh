@@ -128,3 +128,30 @@ expect "sd+sata: crct10dif-pclmul is left out on a CPU without PCLMUL" "$T/sd+sa
 cp "$T/live.iso" "$T/usb-live.img"
 hw_boot usb-xhci usb_storage - 'nvme|ahci|sdhci_pci|ehci_pci' \
 	--attach "usb-xhci:$T/usb-live.img" --append 'union.lower=auto union.upper=tmpfs'
+
+# A module pack that does not mount (zeros where its squashfs was): one line
+# says so, the virtio root, whose modules are outside it, still boots, and
+# the writable branch on a SATA disk, whose driver is in it, is not found:
+# union.onfail, a volatile root.
+if [ "$PACKED" = 1 ]; then
+	mkdir "$T/broken"
+	(cd "$T/broken" && "$ROOT_DIR"/tools/initramfs-cat "$OUTDIR/initramfs.cpio.gz" | cpio -id --quiet)
+	pack=$(find "$T/broken/lib/modules" -name modules.pack)
+	size=$(stat -c %s "$pack")
+	head -c "$size" /dev/zero >"$pack"
+	(cd "$T/broken" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | lz4 -q -l >"$T/broken.cpio"
+	new_data "$T/broken-sata.img" persist
+	if boot "$T/broken.log" none 'echo MARK-booted' --initrd "$T/broken.cpio" \
+		--attach "sata-disk:$T/broken-sata.img" --append 'union.upper=LABEL=persist union.wait=3'; then
+		expect "broken pack: one line names it" "$T/broken.log" \
+			'unionroot: mounting the module pack /lib/modules/[^ ]*/modules\.pack failed: .*; only the modules outside it load'
+		expect "broken pack: the root on virtio boots" "$T/broken.log" '^real-init: status: lower1_driver=virtio_blk$'
+		expect "broken pack: the branch behind the packed driver takes union.onfail" "$T/broken.log" \
+			'^real-init: status: upper_state=volatile'
+	else
+		fail "broken pack" "no clean boot (see $T/broken.log)"
+		keep_log "$T/broken.log"
+	fi
+else
+	skip "broken pack" "board $BOARD has no module pack (PACK=)"
+fi
