@@ -135,7 +135,7 @@ hw_boot usb-xhci usb_storage - 'nvme|ahci|sdhci_pci|ehci_pci' \
 # union.onfail, a volatile root.
 if [ "$PACKED" = 1 ]; then
 	mkdir "$T/broken"
-	(cd "$T/broken" && "$ROOT_DIR"/tools/initramfs-cat "$OUTDIR/initramfs.cpio.gz" | cpio -id --quiet)
+	"$ROOT_DIR"/tools/initramfs-cat "$OUTDIR/initramfs.cpio.gz" | cpio -id --quiet -D "$T/broken"
 	pack=$(find "$T/broken/lib/modules" -name modules.pack)
 	size=$(stat -c %s "$pack")
 	head -c "$size" /dev/zero >"$pack"
