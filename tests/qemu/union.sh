@@ -12,19 +12,23 @@ DATA=$T/data.img
 new_data "$DATA"
 
 # 1. first boot: overlay root, the real init runs, the runtime copy works
-# The initramfs is freed by a child after the switch: MemFree must grow by
-# most of its unpacked size within 10 s of the real init's start.
+# The initramfs is freed by a child after the switch: within 10 s of the
+# real init's start the pages of the in-memory file systems (Shmem: the
+# initramfs is a tmpfs; Unevictable: a ramfs one) fall below a quarter of
+# its unpacked size; kept, they would hold all of it. MemFree's gain is
+# reported, not judged: what the real init takes meanwhile (its pages, the
+# page cache of what it reads) varied by 2.5 MiB from boot to boot.
 unpacked=$(($("$ROOT_DIR"/tools/initramfs-cat "$OUTDIR/initramfs.cpio.gz" | wc -c) / 1024))
 if boot "$T/1.log" "$DATA" "$(change_root hello)"'
-	before=$(sed -n "s/.* memfree_before_kib=\([0-9]*\)$/\1/p" /run/unionroot/status)
-	gained=
+	kib() { sed -n "s/^$1: *\([0-9]*\) kB$/\1/p" /proc/meminfo; }
 	for i in $(seq 100); do
-		[ -n "$before" ] || break # no record: nothing to measure against
-		gained=$(($(sed -n "s/^MemFree: *\([0-9]*\) kB$/\1/p" /proc/meminfo) - before))
-		[ "$gained" -ge '$((unpacked * 8 / 10))' ] && break
+		held=$(($(kib Shmem) + $(kib Unevictable)))
+		[ "$held" -le '"$((unpacked / 4))"' ] && break
 		sleep 0.1
 	done
-	echo "MARK-memfree-gained=$gained"
+	echo "MARK-memory-held=$held"
+	before=$(sed -n "s/.* memfree_before_kib=\([0-9]*\)$/\1/p" /run/unionroot/status)
+	[ -z "$before" ] || echo "MARK-memfree-gained=$(($(kib MemFree) - before))"
 	/run/unionroot/bin/unionroot status | sed "s/^/STATUS: /"
 	echo "MARK-redirect-max=$(cat /sys/module/overlay/parameters/redirect_max)"
 	for m in virtio_blk loop; do
@@ -54,12 +58,12 @@ if boot "$T/1.log" "$DATA" "$(change_root hello)"'
 	else
 		fail "the PC board carries loop but no MTD, UBI or jffs2" "$(grep -E '/(loop|mtd|ubi|jffs2|ubifs)\.ko$' <<<"$carried" | tr '\n' ' ')"
 	fi
-	# The initramfs's memory comes back: MemFree grows by most of its unpacked size.
-	gained=$(tr -d '\r' <"$T/1.log" | sed -n 's/^MARK-memfree-gained=\([0-9-]*\)$/\1/p')
-	if [ -n "$gained" ] && [ "$gained" -ge $((unpacked * 8 / 10)) ]; then
-		pass "the initramfs memory is returned after the hand-off ($gained of $unpacked KiB)"
+	# The initramfs's memory comes back (above).
+	held=$(sed -n 's/^MARK-memory-held=\([0-9]*\)$/\1/p' "$T/1.log")
+	if [ -n "$held" ] && [ "$held" -le $((unpacked / 4)) ]; then
+		pass "the initramfs memory is returned after the hand-off ($held KiB in memory file systems of $unpacked KiB unpacked; MemFree +$(sed -n 's/^MARK-memfree-gained=//p' "$T/1.log") KiB)"
 	else
-		fail "the initramfs memory is returned after the hand-off" "MemFree gained ${gained:-nothing} KiB of $unpacked KiB unpacked"
+		fail "the initramfs memory is returned after the hand-off" "${held:-no figure} KiB still in memory file systems of $unpacked KiB unpacked"
 	fi
 else
 	fail "first boot" "no clean boot (see $T/1.log)"
