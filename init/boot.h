@@ -103,9 +103,9 @@ unsigned modules_for_device(const char *modalias, const char *devpath);
  * its name (cap bytes), 0 none. */
 int modules_match(const char *modalias, char *name, size_t cap);
 /* init/modpack.c: mounts lib/modules/VERSION/modules.pack (dir: that
- * directory; loop and squashfs loaded): 1, or -errno (logged). modpack_open opens a module in it by its modules.dep
- * path; modpack_release unmounts it after the switch, through root, the
- * initramfs's root. */
+ * directory; loop and squashfs loaded): 1, or -errno (logged). modpack_open
+ * opens a module in it by its modules.dep path; modpack_release unmounts it
+ * after the switch, through root, the initramfs's root. */
 int modpack_mount(const char *dir);
 int modpack_open(const char *rel);
 void modpack_release(int root);
