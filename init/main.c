@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* unionroot: PID 1 as SPEC.md's seven steps, one call each; anything else
- * (not PID 1, or a command name in argv[1]) is the admin tool. */
-#include <string.h>
+/* unionroot: PID 1 as SPEC.md's seven steps, one call each, when the kernel
+ * started it; anything else is the admin tool. */
+#include <errno.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -11,11 +12,24 @@
 
 static struct boot boot;
 
+/* The kernel's own init: PID 1 of the first PID namespace, the one where
+ * PID 2 is the kernel's kthreadd (rest_init() starts init, then kthreadd;
+ * no namespace made later holds a kernel thread). PID 1 of a namespace
+ * (`unshare -pf unionroot status`, a container's entrypoint) is the admin
+ * tool, never the boot: that would read the host's command line and apply
+ * its reset or count its boots on the live branch. The kernel's init runs
+ * the boot whatever its argv holds (the kernel passes stray command-line
+ * words there), for it must never exit. */
+static int kernel_init(void)
+{
+	return getpid() == 1 && (kill(2, 0) == 0 || errno == EPERM);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	/* before anything reads input: the pointer tables become read-only */
 	IGNORE(relro_seal());
-	if (getpid() != 1)
+	if (!kernel_init())
 		return cli_main(argc, argv);
 
 	boot.t_start = sys_now_ms();
