@@ -259,6 +259,9 @@ void rescue_break(struct boot *b, int phase, const char *name);
 NORETURN void rescue_fatal(struct boot *b, const char *why);
 /* A read-only layer refused by verity: the plan's verity_fail. */
 NORETURN void rescue_verity(struct boot *b, const char *why);
+/* union.verity asks for verification the plan cannot give (verity_refused):
+ * the top layer is refused by rescue_verity, in a wrong root hash's words. */
+void rescue_verity_refused(struct boot *b);
 int rescue_have_shell(void);
 /* Runs the rescue shell and waits for it; 0 when it ran. */
 int rescue_shell(const char *why);

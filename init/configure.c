@@ -2,12 +2,16 @@
 /* Step 2: board defaults from /etc/unionroot.conf, then /proc/cmdline, which
  * wins; then the SPECs they name, parsed once for the later steps. */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "boot.h"
+#include "cmdline.h"
 #include "crashpoint.h"
 #include "log.h"
 #include "reset.h"
+#include "sbuf.h"
 #include "sys.h"
 
 static void report(const char *msg, void *ctx)
@@ -30,6 +34,31 @@ static void load(struct boot *b, const char *path, char *buf, size_t cap, int co
 	config_apply_text(&b->cfg, buf, comments, report, (void *)path);
 }
 
+/* /proc/cmdline into cmdline_raw; one too long for it is kept up to its
+ * last whole word, said in one line, and a union.verity past that point
+ * fails closed (the layers are refused, never booted unverified). */
+static void read_cmdline(struct boot *b)
+{
+	struct cmdline_cut cut;
+	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+	int rc = fd < 0 ? -errno : cmdline_read(fd, b->cmdline_raw, sizeof(b->cmdline_raw), &cut);
+
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0) {
+		log_err("reading /proc/cmdline failed: %s; using the board's defaults", strerror(-rc));
+		b->cmdline_raw[0] = '\0';
+		return;
+	}
+	if (!cut.cut)
+		return;
+	log_err("the kernel command line is longer than %d bytes; reading its first %zu, up to its last whole word%s",
+		CMDLINE_MAX, cut.kept, cut.verity ? "; union.verity lies past them: refusing the read-only layers" : "");
+	if (cut.verity)
+		IGNORE(strcopy(b->cfg.verity_bad, sizeof(b->cfg.verity_bad),
+			       "it lies past the part of the kernel command line read")); /* fits */
+}
+
 void configure(struct boot *b)
 {
 	struct config *c = &b->cfg;
@@ -38,8 +67,7 @@ void configure(struct boot *b)
 
 	config_defaults(c);
 	load(b, "/etc/unionroot.conf", b->conf, sizeof(b->conf), 1);
-	if (sys_read_file("/proc/cmdline", b->cmdline_raw, sizeof(b->cmdline_raw)) < 0)
-		b->cmdline_raw[0] = '\0';
+	read_cmdline(b);
 	memcpy(b->cmdline, b->cmdline_raw, sizeof(b->cmdline));
 	config_apply_text(c, b->cmdline, 0, report, (void *)"kernel command line");
 	log_set_quiet(c->quiet);

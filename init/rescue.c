@@ -112,12 +112,32 @@ NORETURN void rescue_fatal(struct boot *b, const char *why)
 	power(RB_AUTOBOOT, "rebooting");
 }
 
+/* A refused read-only layer has no stand-in: the boot stops. A rescue shell
+ * only when union.onfail=shell asks for it (a root shell is what swapping
+ * the image is after), else a reboot, or union.onfail=halt's power off. */
 void rescue_verity(struct boot *b, const char *why)
 {
-	if (b->plan.verity_fail == VFAIL_HALT || b->plan.verity_fail == VFAIL_REBOOT)
+	if (b->plan.verity_fail == VFAIL_RESCUE)
+		rescue_fatal(b, why);
+	if (b->plan.verity_fail == VFAIL_HALT || b->cfg.onfail == ONFAIL_REBOOT)
 		reboot_or_halt(b->plan.verity_fail == VFAIL_HALT, why);
-	rescue_fatal(b, why);
+	log_err("%s; rebooting in %d s (union.onfail=shell would open a rescue shell)", why, REBOOT_DELAY);
+	power(RB_AUTOBOOT, "rebooting");
 }
+
+/* union.verity asks for verification the boot cannot give: the top layer is
+ * refused by the path and in the words of a wrong root hash. */
+void rescue_verity_refused(struct boot *b)
+{
+	char why[512];
+
+	if (!b->plan.verity_refused[0] || !b->nlower)
+		return;
+	IGNORE(strfmt(why, sizeof(why), "read-only layer 1 %s: verity refused it: %s", b->lower_dev[0],
+		      b->plan.verity_refused)); /* a cut line still names it */
+	rescue_verity(b, why);
+}
+
 
 void onfail(struct boot *b, int step, int err, const char *why)
 {

@@ -141,6 +141,7 @@ static void one_layer(struct boot *b, unsigned i, const struct verity_arg *a)
 
 void verity_layers(struct boot *b)
 {
+	rescue_verity_refused(b);
 	if (!b->plan.nverity)
 		return;
 	modules_by_name("dm-verity");

@@ -8,6 +8,7 @@ void verity_layers(struct boot *b)
 {
 	char why[PLAN_WHY_MAX];
 
+	rescue_verity_refused(b);
 	if (!b->plan.verity_left_out)
 		return;
 	IGNORE(strfmt(why, sizeof(why), PLAN_NEEDS_VERITY, b->plan.verity_left_out)); /* fits */

@@ -211,6 +211,22 @@ expect "the devices that were there are listed" "$T/9c.log" 'unionroot: block de
 expect "a missing read-only layer ends in the countdown" "$T/9c.log" 'no rescue shell in the initramfs, rebooting in 10 s'
 expect_not "a missing read-only layer is no kernel panic" "$T/9c.log" 'Kernel panic|Attempted to kill init|^MARK-ran' "a panic, or the real init ran"
 
+# 9d. a read-only layer verity refuses, with a rescue shell in the
+# initramfs: a reboot, no root shell, unless union.onfail=shell asks for one
+# (a refused image is what someone swapping it wants a shell from). A
+# union.verity that cannot be honoured is refused as a wrong root hash is.
+run_to_end "$T/9d.log" --data "$T/lw.img" --cmd 'echo MARK-ran' --initrd "$RESCUE" --keys "$KEYS" \
+	--append 'union.verity=abc'
+expect "a verity refusal with a rescue shell present reboots" "$T/9d.log" \
+	'unionroot: read-only layer 1 /dev/vda: verity refused it: union.verity cannot be honoured .*; rebooting in 10 s \(union.onfail=shell would open a rescue shell\)'
+expect_not "and opens no root shell" "$T/9d.log" 'starting the rescue shell|^MARK-shell-42|^MARK-ran' \
+	"a shell or the real init ran after a verity refusal"
+run_to_end "$T/9e.log" --data "$T/lw.img" --cmd 'echo MARK-ran' --initrd "$RESCUE" --keys "$KEYS" \
+	--append 'union.verity=abc union.onfail=shell'
+expect "union.onfail=shell: a verity refusal opens the rescue shell" "$T/9e.log" \
+	'unionroot: read-only layer 1 /dev/vda: verity refused it: .*; starting the rescue shell'
+expect_not "and the layer is never booted" "$T/9e.log" '^MARK-ran' "the real init ran after a verity refusal"
+
 # 10. a command line of garbage: empty and repeated keys, bytes that are not
 # UTF-8, quotes, huge values, up to what x86 passes (2048 bytes in all)
 python3 - >"$T/garbage" <<-'EOF'

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The kernel command line tokenizer: quotes, bare words, "--", odd bytes. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmdline.h"
 #include "unit.h"
 
@@ -98,6 +102,72 @@ static void module_names_treat_dash_and_underscore_alike(void)
 	CHECK(!modname_eq("ext4", 4, "ext2", 4));
 }
 
+/* A temporary file holding text (a stand-in for /proc/cmdline), open for
+ * reading at its start; -1 when it cannot be made. */
+static int cmdline_file(const char *text)
+{
+	FILE *f = tmpfile();
+	int fd = -1;
+
+	if (f && fputs(text, f) >= 0 && fflush(f) == 0)
+		fd = dup(fileno(f));
+	if (f)
+		fclose(f);
+	if (fd >= 0 && lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* A command line longer than the buffer is kept up to its last whole word,
+ * and a union.verity past that point is noticed, never silently lost. */
+static void a_long_command_line_is_cut_at_a_word(void)
+{
+	static char text[6000], buf[4097];
+	struct cmdline_cut cut;
+	size_t n = 0;
+	int fd;
+
+	while (n < 4090)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "mod.p%zu=1 ", n);
+	snprintf(text + n, sizeof(text) - n, "union.verity=abcd quiet\n");
+	fd = cmdline_file(text);
+	CHECK_INT(cmdline_read(fd, buf, sizeof(buf), &cut), 0);
+	close(fd);
+	CHECK(cut.cut);
+	CHECK(cut.verity);
+	CHECK_INT((int)cut.kept, (int)strlen(buf));
+	CHECK(cut.kept <= 4096 && cut.kept > 4000);
+	CHECK(buf[cut.kept - 1] == ' ');
+	CHECK(strncmp(text, buf, cut.kept) == 0);
+	CHECK(strstr(buf, "union.verity") == NULL);
+
+	/* union.verity read, the cut elsewhere: nothing is refused for it */
+	memcpy(text, "union.verity=abcd ", 18);
+	snprintf(text + n, sizeof(text) - n, "quiet union.verityx=1 xunion.verity=1 union.verity.onerror=eio\n");
+	fd = cmdline_file(text);
+	CHECK_INT(cmdline_read(fd, buf, sizeof(buf), &cut), 0);
+	close(fd);
+	CHECK(cut.cut);
+	CHECK(!cut.verity); /* union.verityx is another word */
+	CHECK(strncmp(buf, "union.verity=abcd ", 18) == 0);
+
+	/* the last word, bare */
+	snprintf(text + n, sizeof(text) - n, "quiet union.verity");
+	fd = cmdline_file(text);
+	CHECK_INT(cmdline_read(fd, buf, sizeof(buf), &cut), 0);
+	close(fd);
+	CHECK(cut.verity);
+
+	/* short: whole, nothing cut */
+	fd = cmdline_file("union.lower=/dev/vda quiet\n");
+	CHECK_INT(cmdline_read(fd, buf, sizeof(buf), &cut), 0);
+	close(fd);
+	CHECK(!cut.cut);
+	CHECK_STR(buf, "union.lower=/dev/vda quiet\n");
+}
+
 UNIT_SUITE(cmdline,
 	   { "plain words and values", plain_words_and_values },
 	   { "quoted values keep their spaces", quoted_values_keep_their_spaces },
@@ -105,4 +175,5 @@ UNIT_SUITE(cmdline,
 	   { "an unterminated quote ends at the end", an_unterminated_quote_ends_at_the_end },
 	   { "empty and blank lines yield nothing", empty_and_blank_lines_yield_nothing },
 	   { "comments are blanked to the end of the line", comments_are_blanked_to_the_end_of_the_line },
-	   { "module names treat - and _ alike", module_names_treat_dash_and_underscore_alike });
+	   { "module names treat - and _ alike", module_names_treat_dash_and_underscore_alike },
+	   { "a long command line is cut at a word", a_long_command_line_is_cut_at_a_word });

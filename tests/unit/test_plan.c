@@ -312,20 +312,32 @@ static void without_copyup_a_branch_that_needs_it_takes_onfail(void)
 
 /* make VERITY=0: a layer to verify is refused as a verity setup that fails
  * (the boot stops as union.onfail says), before any mount; no hash tree is
- * waited for; a layer union.verity= does not have is ignored as ever. */
+ * waited for; a layer union.verity= names and the boot does not have
+ * refuses every layer: the value cannot be honoured. */
 static const struct golden no_verity_table[] = {
 	{ "verified", "union.verity=abcd:hash=/dev/vdc", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "verity           layer 1: root hash abcd, but this build has no dm-verity (VERITY=0)\n"
-	  "                 refused as a verity setup that fails: the boot stops (rescue shell, else reboot)\n"
+	  "                 refused as a verity setup that fails: reboot\n"
 	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
 	  "backend          none, the boot stops: a read-only layer is to be verified, and this build has no dm-verity (VERITY=0)\n"
 	  NORMAL_TAIL },
-	{ "verified-reboot", "union.verity=2:abcd,1:ef01 union.onfail=reboot", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	{ "verified-shell", "union.verity=abcd union.onfail=shell", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
-	  "verity           layer 2: root hash abcd, no such layer: ignored\n"
+	  "verity           layer 1: root hash abcd, but this build has no dm-verity (VERITY=0)\n"
+	  "                 refused as a verity setup that fails: rescue shell (union.onfail=shell), else reboot\n"
+	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
+	  "backend          none, the boot stops: a read-only layer is to be verified, and this build has no dm-verity (VERITY=0)\n"
+	  "failsafe         no (union.maxfails=0: boots are not counted)\n"
+	  "reset            no\n"
+	  "upgrade          no: unchanged since the last boot\n"
+	  "session          no\n"
+	  "on failure       shell\n"
+	  DRIVERS_BOOT_LINE },
+	{ "verified-reboot", "union.verity=ef01 union.onfail=reboot", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "layers           /dev/vda\n"
 	  "verity           layer 1: root hash ef01, but this build has no dm-verity (VERITY=0)\n"
-	  "                 refused as a verity setup that fails: reboot (union.onfail=reboot)\n"
+	  "                 refused as a verity setup that fails: reboot\n"
 	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
 	  "backend          none, the boot stops: a read-only layer is to be verified, and this build has no dm-verity (VERITY=0)\n"
 	  "failsafe         no (union.maxfails=0: boots are not counted)\n"
@@ -336,10 +348,9 @@ static const struct golden no_verity_table[] = {
 	  DRIVERS_BOOT_LINE },
 	{ "no-such-layer", "union.verity=2:abcd", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
-	  "verity           layer 2: root hash abcd, no such layer: ignored\n"
-	  "                 verity mismatch at setup: the boot stops (rescue shell, else reboot); a bad block at read time: I/O error to the reader\n"
+	  "verity           union.verity names read-only layer 2, and the boot has 1: every read-only layer is refused, never booted unverified: reboot\n"
 	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
-	  "backend          overlay: overlayfs is available\n" NORMAL_TAIL },
+	  "backend          none, the boot stops: the read-only layers are refused: union.verity cannot be honoured\n" NORMAL_TAIL },
 	{ "normal", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"

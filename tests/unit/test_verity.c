@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "config.h"
 #include "plan.h"
+#include "sbuf.h"
 #include "verity.h"
 #include "unit.h"
 
@@ -196,22 +198,66 @@ static void plan_names_what_is_verified(void)
 
 	config_defaults(&c);
 	memcpy(c.lower, "LABEL=a,LABEL=b", 16);
-	memcpy(c.verity, "2:abcd,3:abcd", 14);
+	memcpy(c.verity, "2:abcd", 7);
 	c.onfail = ONFAIL_HALT;
 	memset(&f, 0, sizeof(f));
 	f.cfg = &c;
 	plan_build(&f, &p);
-	CHECK_INT(p.nverity, 2);
+	CHECK_INT(p.nverity, 1);
 	CHECK(plan_verity(&p, 1) == NULL);
 	CHECK(plan_verity(&p, 2) != NULL);
 	CHECK_INT(p.verity_fail, VFAIL_HALT);
+	CHECK_STR(p.verity_refused, "");
 	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
 	CHECK(strstr(text, "layer 2: root hash abcd, hash tree appended to the image") != NULL);
-	CHECK(strstr(text, "layer 3: root hash abcd, no such layer") != NULL);
 	CHECK(strstr(text, "power off (union.onfail=halt)") != NULL);
+	/* a rescue shell is a root shell: only union.onfail=shell opens it */
 	c.onfail = ONFAIL_TMPFS;
 	plan_build(&f, &p);
+	CHECK_INT(p.verity_fail, VFAIL_REBOOT);
+	c.onfail = ONFAIL_SHELL;
+	plan_build(&f, &p);
 	CHECK_INT(p.verity_fail, VFAIL_RESCUE);
+	/* a layer the boot does not have: every layer is refused */
+	memcpy(c.verity, "2:abcd,3:abcd", 14);
+	plan_build(&f, &p);
+	CHECK_INT(p.nverity, 0);
+	CHECK_STR(p.verity_refused, "union.verity names read-only layer 3, and the boot has 2");
+	CHECK_INT(p.backend, PLAN_STOP);
+}
+
+/* union.verity fails closed: every value config refuses (cut short, a
+ * trailing comma, a layer named twice, a bad offset=, a field a newer build
+ * knows, none at all) refuses the layers, never boots them unverified. */
+static void a_refused_value_refuses_the_layers(void)
+{
+	static char text[PLAN_TEXT_MAX];
+	static const char *const bad[] = {
+		"union.verity=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde",
+		"union.verity=abcd,", "union.verity=abcd,1:abcd", "union.verity=abcd:offset=1000",
+		"union.verity=abcd:offset=1024:newfield=1", "union.verity=", "union.verity",
+		"union.verity=abcd:hash=/dev/sdb:hash=/dev/sdc9",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct config c;
+		struct plan_facts f;
+		struct plan p;
+		char line[128];
+
+		config_defaults(&c);
+		memcpy(c.lower, "/dev/vda", 9);
+		IGNORE(strcopy(line, sizeof(line), bad[i]));
+		config_apply_text(&c, line, 0, NULL, NULL);
+		memset(&f, 0, sizeof(f));
+		f.cfg = &c;
+		plan_build(&f, &p);
+		if (!p.verity_refused[0] || p.backend != PLAN_STOP || p.nverity)
+			unit_failf(__FILE__, __LINE__, "\"%s\": the layers are not refused", bad[i]);
+		CHECK(strncmp(p.verity_refused, "union.verity cannot be honoured (", 33) == 0);
+		CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+		CHECK(strstr(text, "every read-only layer is refused, never booted unverified: reboot\n") != NULL);
+	}
 }
 
 static void count_err(const char *msg, void *ctx)
@@ -251,4 +297,5 @@ UNIT_SUITE(verity,
 	   { "the table line is what the kernel reads", table_line_is_what_the_kernel_reads },
 	   { "union.verity entries parse", union_verity_entries_parse },
 	   { "bad union.verity values are named", bad_union_verity_values_are_named },
-	   { "the plan names what is verified", plan_names_what_is_verified });
+	   { "the plan names what is verified", plan_names_what_is_verified },
+	   { "a refused union.verity refuses the layers", a_refused_value_refuses_the_layers });

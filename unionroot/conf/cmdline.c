@@ -3,7 +3,11 @@
  * value means here what it means to the kernel. */
 #include "cmdline.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "sys.h"
 
 static int is_space(char c)
 {
@@ -98,4 +102,46 @@ int modname_eq(const char *a, size_t alen, const char *b, size_t blen)
 			return 0;
 	}
 	return 1;
+}
+
+int cmdline_read(int fd, char *buf, size_t cap, struct cmdline_cut *cut)
+{
+	static const char word[] = "union.verity";
+	char chunk[256], prev = ' ';
+	size_t pos = 0, match = 0;
+	ssize_t n = sys_read_fd(fd, buf, cap);
+
+	memset(cut, 0, sizeof(*cut));
+	if (n >= 0) {
+		cut->kept = (size_t)n;
+		return 0;
+	}
+	if (n != -EFBIG || cap == 0)
+		return (int)n;
+	cut->cut = 1;
+	cut->kept = strlen(buf);
+	while (cut->kept && !is_space(buf[cut->kept - 1]))
+		cut->kept--;
+	buf[cut->kept] = '\0';
+	/* again from the start: sys_read_fd read one byte past what it kept */
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR)) {
+		for (ssize_t i = 0; i < n; i++, pos++) {
+			char ch = chunk[i];
+
+			/* the whole word "union.verity", with or without a
+			 * value (not union.verity.onerror); it repeats no
+			 * prefix of itself, so a mismatch restarts at this byte */
+			if (match == sizeof(word) - 1)
+				cut->verity |= ch == '=' || is_space(ch);
+			if (match && (match == sizeof(word) - 1 || ch != word[match]))
+				match = 0;
+			if (match ? ch == word[match] : ch == word[0] && is_space(prev) && pos >= cut->kept)
+				match++;
+			prev = ch;
+		}
+	}
+	cut->verity |= match == sizeof(word) - 1;
+	return n < 0 ? -errno : 0;
 }

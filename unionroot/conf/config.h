@@ -54,6 +54,9 @@ struct config {
 	char format[CFG_WORD_MAX];  /* union.format, "" = never */
 	char ubi[CFG_SPEC_MAX];
 	char verity[CFG_LIST_MAX];  /* union.verity: verity_args_parse */
+	char verity_bad[CFG_ERR_MAX]; /* why a union.verity value was refused, "" none:
+				       * a security parameter fails closed, so the plan
+				       * refuses the layers instead of booting them unverified */
 	int verity_onerror;         /* enum verity_onerror (verity.h) */
 	int fsck;
 	int warnfull;

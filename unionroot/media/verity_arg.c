@@ -48,11 +48,23 @@ static int hex(const char *s, size_t n, char *text, uint8_t *bytes, size_t maxby
 	return 0;
 }
 
-static int option(struct verity_arg *a, const char *f, size_t n, const char **why)
+/* One field; *seen has a bit for each field given so far, and a field
+ * given twice is refused (which one would win is nobody's guess). */
+static int option(struct verity_arg *a, const char *f, size_t n, unsigned *seen, const char **why)
 {
+	static const char fields[] = "nosb\0offset=\0hash=\0alg=\0bs=\0blocks=\0salt=\0";
 	struct verity_geom *g = &a->geom;
+	unsigned bit = 1;
 	uint64_t v;
 
+	for (const char *k = fields; *k && strncmp(f, k, strlen(k) < n ? strlen(k) : n) != 0;
+	     k += strlen(k) + 1)
+		bit <<= 1;
+	if (*seen & bit) {
+		*why = "a field is given twice";
+		return -EINVAL;
+	}
+	*seen |= bit;
 #define IS(key) (n > sizeof(key) - 1 && memcmp(f, key, sizeof(key) - 1) == 0)
 #define VAL(key) (f + sizeof(key) - 1), (n - (sizeof(key) - 1))
 	if (n == 4 && memcmp(f, "nosb", 4) == 0) {
@@ -64,7 +76,7 @@ static int option(struct verity_arg *a, const char *f, size_t n, const char **wh
 		if (n - 5 >= sizeof(a->hashdev) || n <= 10 || strncmp(f + 5, "/dev/", 5) != 0)
 			*why = "hash= wants a /dev/NAME";
 		else
-			memcpy(a->hashdev, f + 5, n - 5);
+			memcpy(a->hashdev, f + 5, n - 5); /* after the memset of entry(): NUL-ended */
 	} else if (IS("alg=")) {
 		if (n - 4 >= sizeof(g->alg)) {
 			*why = "alg= is too long";
@@ -101,6 +113,7 @@ static int entry(const char *s, size_t n, struct verity_arg *a, const char **why
 	const char *colon = memchr(s, ':', n);
 	size_t len = colon ? (size_t)(colon - s) : n;
 	uint64_t layer = 1;
+	unsigned seen = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->offset = VERITY_OFFSET_AUTO;
@@ -125,7 +138,7 @@ static int entry(const char *s, size_t n, struct verity_arg *a, const char **why
 		s = colon + 1;
 		colon = memchr(s, ':', (size_t)(end - s));
 		len = colon ? (size_t)(colon - s) : (size_t)(end - s);
-		if (option(a, s, len, why) < 0)
+		if (option(a, s, len, &seen, why) < 0)
 			return -EINVAL;
 	}
 	if (a->nosb && a->offset == VERITY_OFFSET_AUTO && a->hashdev[0])

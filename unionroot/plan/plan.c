@@ -9,6 +9,7 @@
 
 #include "copyup.h"
 #include "reset.h"
+#include "sbuf.h"
 #include "spec.h"
 
 /* What union.upper asks for; it was validated: a SPEC unless none/tmpfs/"".
@@ -147,11 +148,14 @@ static void decide_layers(const struct plan_facts *f, struct plan *p)
 	p->flash_asked = PLAN_WITHOUT_FLASH(f) && (p->lower_flash || p->upper_no_flash || f->cfg->ubi[0]);
 }
 
-/* Which layers are verified (union.verity was validated; a value that no
- * longer parses verifies nothing, and config said why) and what a refusal
- * does: a read-only layer has no volatile stand-in, so tmpfs means stop.
- * Without dm-verity in the build a layer to verify is refused as a setup
- * that fails is: the boot never runs an image unverified. */
+/* Which layers are verified, and what a refusal does: a read-only layer has
+ * no volatile stand-in, so the boot stops (a reboot, or union.onfail's halt;
+ * a rescue shell only when union.onfail=shell asks for one, for a root shell
+ * is what an attacker swapping the image wants). union.verity fails closed:
+ * a value config refused, or an entry naming a layer the boot does not
+ * have, refuses every layer; it never boots them unverified. Without
+ * dm-verity in the build a layer to verify is refused as a setup that fails
+ * is. */
 static void decide_verity(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
@@ -159,12 +163,24 @@ static void decide_verity(const struct plan_facts *f, struct plan *p)
 	int n = verity_args_parse(c->verity, p->verity, SPEC_LIST_MAX, why, sizeof(why));
 
 	p->nverity = n > 0 ? (unsigned)n : 0;
-	p->verity_fail = c->onfail == ONFAIL_REBOOT ? VFAIL_REBOOT :
-			 c->onfail == ONFAIL_HALT   ? VFAIL_HALT :
-						      VFAIL_RESCUE;
+	p->verity_fail = c->onfail == ONFAIL_SHELL ? VFAIL_RESCUE :
+			 c->onfail == ONFAIL_HALT  ? VFAIL_HALT :
+						     VFAIL_REBOOT;
+	if (c->verity_bad[0] || (n < 0 && c->verity[0]))
+		IGNORE(strfmt(p->verity_refused, sizeof(p->verity_refused),
+			      "union.verity cannot be honoured (%s)",
+			      c->verity_bad[0] ? c->verity_bad : why)); /* a cut reason still refuses */
+	for (unsigned i = 0; !p->verity_refused[0] && i < p->nverity; i++)
+		if (p->verity[i].layer > p->nlayers)
+			IGNORE(strfmt(p->verity_refused, sizeof(p->verity_refused),
+				      "union.verity names read-only layer %u, and the boot has %u",
+				      p->verity[i].layer, p->nlayers)); /* fits */
+	if (p->verity_refused[0]) {
+		p->nverity = 0;
+		return;
+	}
 	for (unsigned i = 0; PLAN_WITHOUT_VERITY(f) && i < p->nverity; i++)
-		if (p->verity[i].layer <= p->nlayers &&
-		    (!p->verity_left_out || p->verity[i].layer < p->verity_left_out))
+		if (!p->verity_left_out || p->verity[i].layer < p->verity_left_out)
 			p->verity_left_out = p->verity[i].layer;
 }
 
@@ -207,12 +223,16 @@ static void decide_waits(struct plan *p)
 }
 
 /* What the build leaves out stops the boot where a layer needs it: a layer
- * on raw flash is never found, a layer to verify is refused. */
+ * on raw flash is never found, a layer to verify is refused; so does a
+ * union.verity that cannot be honoured. */
 static void left_out_stops(const struct plan_facts *f, struct plan *p)
 {
 	if (PLAN_WITHOUT_FLASH(f) && p->lower_flash) {
 		p->backend = PLAN_STOP;
 		p->backend_why = "a read-only layer needs raw flash, which this build leaves out (FLASH=0): rescue shell, else reboot";
+	} else if (p->verity_refused[0] && p->nlayers) {
+		p->backend = PLAN_STOP;
+		p->backend_why = "the read-only layers are refused: union.verity cannot be honoured";
 	} else if (PLAN_WITHOUT_VERITY(f) && p->verity_left_out) {
 		p->backend = PLAN_STOP;
 		p->backend_why = "a read-only layer is to be verified, and this build has no dm-verity (VERITY=0)";

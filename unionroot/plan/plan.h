@@ -20,8 +20,8 @@
 
 enum upper_kind { UPPER_DEVICE, UPPER_TMPFS, UPPER_NONE };
 enum plan_backend { PLAN_OVERLAY, PLAN_COPYUP, PLAN_READONLY, PLAN_STOP };
-/* A read-only layer refused by verity: the boot stops there, as for a
- * missing medium (rescue shell, else a reboot), or as union.onfail says. */
+/* A read-only layer refused by verity: the boot stops there, with a reboot,
+ * or as union.onfail says (halt; shell: a rescue shell, only when asked). */
 enum plan_verity_fail { VFAIL_RESCUE, VFAIL_REBOOT, VFAIL_HALT };
 enum plan_presence { PRESENT_UNKNOWN = -1, PRESENT_NO = 0, PRESENT_YES = 1 };
 /* A device the boot waits for before it mounts anything. */
@@ -114,6 +114,8 @@ struct plan {
 	unsigned nverity;
 	unsigned nlayers;              /* read-only layers configured */
 	int verity_fail;               /* enum plan_verity_fail */
+	char verity_refused[PLAN_WHY_MAX]; /* union.verity asks for verification that cannot
+					* be honoured: every layer is refused, and why; "" not */
 	struct plan_wait wait[PLAN_WAIT_MAX]; /* the layers, the writable device, the trees */
 	unsigned nwait;
 	const char *copyup_missing;    /* why copy-up was needed, in a build without it */

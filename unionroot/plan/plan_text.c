@@ -104,25 +104,27 @@ static void branch_lines(struct sbuf *sb, const struct plan *p)
 
 static void verity_lines(struct sbuf *sb, const struct plan *p)
 {
-	static const char *const fail[] = { "the boot stops (rescue shell, else reboot)",
-					    "reboot (union.onfail=reboot)",
-					    "power off (union.onfail=halt)" };
+	static const char *const fail[] = { "rescue shell (union.onfail=shell), else reboot",
+					    "reboot", "power off (union.onfail=halt)" };
 
+	if (p->verity_refused[0]) {
+		sbuf_addf(sb, KEY "%s: every read-only layer is refused, never booted unverified: %s\n",
+			  "verity", p->verity_refused, fail[p->verity_fail]);
+		return;
+	}
 	if (!p->nverity)
 		return; /* the golden plans without verity stay as they were */
 	for (unsigned i = 0; i < p->nverity; i++) {
 		const struct verity_arg *a = &p->verity[i];
 
 		sbuf_addf(sb, KEY "layer %u: root hash %s, ", "verity", a->layer, a->root);
-		if (a->layer > p->nlayers)
-			sbuf_add(sb, "no such layer: ignored\n");
-		else if (PLAN_WITHOUT_VERITY(p->facts))
+		if (PLAN_WITHOUT_VERITY(p->facts))
 			sbuf_add(sb, "but this build has no dm-verity (VERITY=0)\n");
 		else if (a->hashdev[0])
 			sbuf_addf(sb, "hash tree on %s (waited for as a layer's device)", a->hashdev);
 		else
 			sbuf_add(sb, "hash tree appended to the image");
-		if (a->layer > p->nlayers || PLAN_WITHOUT_VERITY(p->facts))
+		if (PLAN_WITHOUT_VERITY(p->facts))
 			continue;
 		if (a->offset != VERITY_OFFSET_AUTO)
 			sbuf_addf(sb, " at byte %llu", (unsigned long long)a->offset);
