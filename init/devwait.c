@@ -25,6 +25,7 @@ struct want {
 	uint64_t deadline_ms;  /* UINT64_MAX: no deadline */
 	int done;
 	int no_flash;          /* the plan's: raw flash, which this build leaves out */
+	int said_removable;    /* the wait for a fixed device was said */
 };
 
 static int supported(const struct spec *s, int upper)
@@ -122,43 +123,39 @@ static void announce(const struct want *w, const char *text, const struct blkdev
 		 d->info.label, d->removable ? ", removable" : "");
 }
 
-/* auto: the devices present now, lowest kernel name first, each mounted once
- * to look for union.image; the first that holds it wins, and any other that
- * holds it too is named (the choice rule of the README). */
+/* auto: the devices present now, fixed before removable and then by the
+ * lowest kernel name (media_order), each mounted once to look for
+ * union.image; the first that holds it wins, and any other that holds it
+ * too is named (the choice rule of the README). */
 static int try_auto(struct boot *b, struct want *w)
 {
 	static unsigned char looked[BLKDEV_MAX];
 	const struct blkdev *t = b->devs.d;
-	const char *prev = "";
+	unsigned idx[BLKDEV_MAX], n = media_order(&b->devs, idx);
 	int found = -1;
 
-	for (;;) {
-		int best = -1, rc;
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = idx[k];
+		int rc;
 
-		for (unsigned i = 0; i < b->devs.n; i++)
-			if (strcmp(t[i].name, prev) > 0 && (best < 0 || strcmp(t[i].name, t[best].name) < 0))
-				best = (int)i;
-		if (best < 0)
-			break;
-		prev = t[best].name;
-		if (looked[best] || !media_scan_candidate(&t[best], b->cfg.scan))
+		if (looked[i] || !media_scan_candidate(&t[i], b->cfg.scan))
 			continue;
-		looked[best] = 1;
+		looked[i] = 1;
 		if (found >= 0) {
-			if (image_present(b, t[best].path, t[best].info.type, b->cfg.image) == 1)
-				log_warn("%s: %s also holds %s; using %s (lowest kernel name)", w->role,
-					 t[best].path, b->cfg.image, t[found].path);
+			if (image_present(b, t[i].path, t[i].info.type, b->cfg.image) == 1)
+				log_warn("%s: %s also holds %s; using %s (fixed before removable, then the lowest kernel name)",
+					 w->role, t[i].path, b->cfg.image, t[found].path);
 			continue;
 		}
-		rc = open_chain(b, w, &t[best], 1);
+		rc = open_chain(b, w, &t[i], 1);
 		if (rc == -ENOENT || rc == -EISDIR)
 			continue;
 		if (rc < 0) {
-			log_warn("%s: skipping %s for auto", w->role, t[best].path);
+			log_warn("%s: skipping %s for auto", w->role, t[i].path);
 			continue;
 		}
-		announce(w, "auto", &t[best]);
-		found = best;
+		announce(w, "auto", &t[i]);
+		found = (int)i;
 	}
 	if (found < 0)
 		return 0;
@@ -166,11 +163,37 @@ static int try_auto(struct boot *b, struct want *w)
 	return 1;
 }
 
+/* The device the plan's rule gives w's SPEC now (media_choose), or NULL
+ * while it waits; a writable branch that only a removable device matches,
+ * unasked, at the deadline: NULL with why filled in. */
+static const struct blkdev *choose(struct boot *b, struct want *w, int past, const char *text,
+				   char *why, size_t whylen)
+{
+	int asks = media_asks_removable(b->cfg.scan, w->spec, w->kind == WAIT_HASH);
+	struct media_choice c;
+
+	media_choose(&b->devs, w->spec, is_upper(b, w), asks, past, &c);
+	if (c.d && c.verdict == MEDIA_WAIT && !w->said_removable++)
+		log_warn("%s %s: only removable %s matches; waiting for a fixed device until the deadline (union.scan=removable lets removable media serve at once)",
+			 w->role, text, c.d->path);
+	if (c.verdict == MEDIA_REFUSE)
+		IGNORE(strfmt(why, whylen, "writable branch %s: only removable %s matches, and a writable branch goes on removable media only when asked (union.scan=removable, or a file SPEC:/FILE)",
+			      text, c.d->path)); /* may cut */
+	if (c.verdict != MEDIA_TAKE)
+		return NULL;
+	if (c.matched > 1)
+		log_warn("%s: %u devices match %s; using %s (%s)", w->role, c.matched, text, c.d->path,
+			 c.removable && !c.d->removable ? "fixed before removable" : "lowest kernel name");
+	else if (c.d->removable && !asks)
+		log_warn("%s %s: no fixed device matched by the deadline; taking removable %s", w->role,
+			 text, c.d->path);
+	return c.d;
+}
+
 /* 1 resolved, 0 not yet, < 0 failed for good (why filled in). */
-static int try_resolve(struct boot *b, struct want *w, char *why, size_t whylen)
+static int try_resolve(struct boot *b, struct want *w, int past, char *why, size_t whylen)
 {
 	const struct blkdev *d;
-	unsigned count;
 	char text[SPEC_VALUE_MAX + 16];
 	int rc;
 
@@ -179,13 +202,10 @@ static int try_resolve(struct boot *b, struct want *w, char *why, size_t whylen)
 	if (w->spec->kind == SPEC_MTD || w->spec->kind == SPEC_UBI)
 		return (w->done = flash_resolve(b, w->spec, w->spec == &b->upper, w->dev, w->type,
 						w->role));
-	d = blkdev_find(&b->devs, w->spec, &count);
+	IGNORE(spec_format(w->spec, text, sizeof(text))); /* for the messages only */
+	d = choose(b, w, past, text, why, whylen);
 	if (!d)
-		return 0;
-	IGNORE(spec_format(w->spec, text, sizeof(text))); /* for the message only */
-	if (count > 1)
-		log_warn("%s: %u devices match %s; using %s (lowest kernel name)", w->role,
-			 count, text, d->path);
+		return why[0] ? -EPERM : 0;
 	IGNORE(strcopy(w->dev, 48, d->path));  /* both 48 bytes */
 	IGNORE(strcopy(w->type, 16, d->probed == 1 ? d->info.type : ""));
 	announce(w, text, d);
@@ -349,7 +369,7 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 
 	if (pw->kind == WAIT_UPPER) {
 		*w = (struct want){ &b->upper, WAIT_UPPER, "writable branch", b->upper_dev,
-				    b->upper_type, deadline_for(b, &b->upper, now), 0, 0 };
+				    b->upper_type, deadline_for(b, &b->upper, now), 0, 0, 0 };
 		return 0;
 	}
 	if (pw->layer < 1 || pw->layer > b->nlower)
@@ -359,7 +379,7 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 	if (pw->kind == WAIT_LOWER) {
 		*w = (struct want){ &b->lower[i], WAIT_LOWER, roles[0][i], b->lower_dev[i],
 				    b->lower_type[i], deadline_for(b, &b->lower[i], now), b->pivot,
-				    pw->no_flash };
+				    pw->no_flash, 0 };
 		return 0;
 	}
 	/* union.verity validated hash= as a /dev/NAME, which parses as a SPEC;
@@ -368,7 +388,7 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 	if (!a || spec_parse(a->hashdev, &hash[i], why, sizeof(why)) < 0)
 		return -EINVAL;
 	*w = (struct want){ &hash[i], WAIT_HASH, roles[1][i], hash_dev[i], hash_type,
-			    deadline_for(b, &hash[i], now), b->pivot, 0 };
+			    deadline_for(b, &hash[i], now), b->pivot, 0, 0 };
 	return 0;
 }
 
@@ -419,7 +439,7 @@ void devices_wait(struct boot *b)
 			why[0] = '\0';
 			if (w[i].done)
 				continue;
-			if (try_resolve(b, &w[i], why, sizeof(why)) > 0)
+			if (try_resolve(b, &w[i], now >= w[i].deadline_ms, why, sizeof(why)) > 0)
 				continue;
 			if (!why[0] && now < w[i].deadline_ms) {
 				pending++;

@@ -118,7 +118,7 @@ cp "$ROOTFS" "$T/nvme-root.img"
 new_data "$T/stick.img" persist
 hw_boot nvme+usb-ehci nvme usb_storage 'ahci|sdhci_pci|xhci_pci' \
 	--attach "nvme:$T/nvme-root.img" --attach "usb-ehci:$T/stick.img" \
-	--append 'union.lower=/dev/nvme0n1 union.upper=LABEL=persist'
+	--append 'union.lower=/dev/nvme0n1 union.upper=LABEL=persist union.scan=removable'
 
 # QEMU's qemu64 CPU has no PCLMUL (feature 0081) and no SSE4.2
 printf '. %q\nQEMU_MACHINE="-machine pc -cpu qemu64"\n' "$ROOT_DIR/board/$BOARD/build.conf" >"$T/qemu64.conf"

@@ -125,7 +125,7 @@ done
 # ---- 3. one stick: the live image and the persistence file -----------------
 stick "$T/live.img" LIVE 96 "$ROOTFS:/live/filesystem.squashfs" "$T/persistence.img:/persistence.img"
 LIVE=(--lower none --usb "$T/live.img"
-	--append 'union.lower=LABEL=LIVE union.upper=LABEL=LIVE:/persistence.img union.wait=30')
+	--append 'union.lower=LABEL=LIVE union.upper=LABEL=LIVE:/persistence.img union.scan=removable union.wait=30')
 if boot "$T/3a.log" none "$(change_root kept-on-live)" "${LIVE[@]}" &&
 	boot "$T/3b.log" none "$SHOW_CHANGES
 		grep -c '^/dev/sda ' /proc/mounts | sed 's/^/MARK-sda-mounts=/'

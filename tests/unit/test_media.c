@@ -147,6 +147,96 @@ static void paths_never_leave_the_medium(void)
 	close(m);
 }
 
+/* A table of labelled devices: name, removable, label; the label "" none. */
+static void table(struct blkdev_table *t, const char *const (*rows)[3], unsigned n)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned i = 0; i < n; i++) {
+		struct blkdev *d = &t->d[t->n++];
+
+		*d = dev("ext4", rows[i][1][0] == 'r', 1);
+		snprintf(d->name, sizeof(d->name), "%s", rows[i][0]);
+		snprintf(d->path, sizeof(d->path), "/dev/%s", rows[i][0]);
+		snprintf(d->info.label, sizeof(d->info.label), "%s", rows[i][2]);
+		snprintf(d->partlabel, sizeof(d->partlabel), "%s", rows[i][2]);
+	}
+}
+
+static struct spec spec_of(const char *text)
+{
+	struct spec s;
+	char why[CFG_ERR_MAX];
+
+	if (spec_parse(text, &s, why, sizeof(why)) < 0)
+		unit_failf(__FILE__, __LINE__, "\"%s\": %s", text, why);
+	return s;
+}
+
+/* A stick that copies a fixed disk's label never takes its role: the fixed
+ * disk wins whatever the names; a stick alone is awaited until the deadline
+ * unless asked for, then a layer takes it and a writable branch refuses it. */
+static void a_fixed_device_wins_over_a_removable_one(void)
+{
+	static const char *const both[][3] = { { "sda", "r", "data" }, { "sdb", "f", "data" },
+					       { "sdc", "f", "other" } };
+	static const char *const stick[][3] = { { "sda", "r", "data" }, { "vda", "f", "root" } };
+	static struct blkdev_table t;
+	struct spec data = spec_of("LABEL=data"), part = spec_of("PARTLABEL=data");
+	struct spec file = spec_of("LABEL=data:/persistence.img");
+	struct media_choice c;
+
+	table(&t, both, 3);
+	for (int upper = 0; upper < 2; upper++) {
+		media_choose(&t, &data, upper, 0, 0, &c);
+		CHECK_INT(c.verdict, MEDIA_TAKE);
+		CHECK_STR(c.d->name, "sdb");
+		CHECK_INT(c.matched, 2);
+		CHECK_INT(c.removable, 1);
+		media_choose(&t, &part, upper, 1, 1, &c);
+		CHECK_STR(c.d->name, "sdb");
+	}
+	table(&t, stick, 2);
+	media_choose(&t, &data, 1, 0, 0, &c);
+	CHECK_INT(c.verdict, MEDIA_WAIT);
+	CHECK_STR(c.d->name, "sda");
+	media_choose(&t, &data, 1, 0, 1, &c);
+	CHECK_INT(c.verdict, MEDIA_REFUSE);
+	media_choose(&t, &data, 0, 0, 0, &c);
+	CHECK_INT(c.verdict, MEDIA_WAIT);
+	media_choose(&t, &data, 0, 0, 1, &c);
+	CHECK_INT(c.verdict, MEDIA_TAKE);
+	media_choose(&t, &data, 1, 1, 0, &c);
+	CHECK_INT(c.verdict, MEDIA_TAKE);
+	CHECK_STR(c.d->name, "sda");
+	/* nothing matches: wait, and nothing to take at the deadline */
+	part = spec_of("PARTLABEL=none");
+	media_choose(&t, &part, 1, 0, 1, &c);
+	CHECK(c.verdict == MEDIA_WAIT && !c.d && !c.matched);
+	/* who asks for removable media */
+	CHECK(!media_asks_removable(SCAN_ALL, &data, 0));
+	CHECK(media_asks_removable(SCAN_REMOVABLE, &data, 0));
+	CHECK(media_asks_removable(SCAN_ALL, &file, 0));
+	CHECK(media_asks_removable(SCAN_ALL, &data, 1));
+	data = spec_of("auto");
+	CHECK(media_asks_removable(SCAN_ALL, &data, 0));
+}
+
+/* auto looks at fixed devices first, then removable ones, each by name */
+static void auto_looks_at_fixed_devices_first(void)
+{
+	static const char *const rows[][3] = { { "sr0", "r", "" }, { "sdb", "f", "" }, { "sda", "r", "" },
+					       { "nvme0n1", "f", "" } };
+	static struct blkdev_table t;
+	unsigned idx[BLKDEV_MAX];
+
+	table(&t, rows, 4);
+	CHECK_INT(media_order(&t, idx), 4);
+	CHECK_STR(t.d[idx[0]].name, "nvme0n1");
+	CHECK_STR(t.d[idx[1]].name, "sdb");
+	CHECK_STR(t.d[idx[2]].name, "sda");
+	CHECK_STR(t.d[idx[3]].name, "sr0");
+}
+
 UNIT_SUITE(media,
 	   { "auto scans mountable media only", auto_scans_mountable_media_only },
 	   { "union.scan=removable skips fixed disks", scan_removable_skips_fixed_disks },
@@ -155,4 +245,6 @@ UNIT_SUITE(media,
 	   { "MemAvailable in bytes", meminfo_gives_memavailable_in_bytes },
 	   { "union.toram keeps headroom", toram_keeps_headroom },
 	   { "paths open beneath the medium", paths_open_beneath_the_medium },
-	   { "paths never leave the medium", paths_never_leave_the_medium });
+	   { "paths never leave the medium", paths_never_leave_the_medium },
+	   { "a fixed device wins over a removable one", a_fixed_device_wins_over_a_removable_one },
+	   { "auto looks at fixed devices first", auto_looks_at_fixed_devices_first });

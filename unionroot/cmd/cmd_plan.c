@@ -154,16 +154,24 @@ static int find_flash(const struct spec *s, char *dev, char *type)
 	return 1;
 }
 
-/* The device s names now: 1 with dev and type filled, else 0. */
-static int find_dev(const struct spec *s, char *dev, char *type, unsigned *count)
+/* The device s names now, by the boot's rule (media_choose): 1 with dev
+ * and type filled, else 0; a removable one awaited in *waiting. */
+static int find_dev(const struct spec *s, const struct config *c, int upper, char *dev, char *type,
+		    unsigned *count, const struct blkdev **waiting)
 {
+	struct media_choice ch;
 	const struct blkdev *d;
 
 	*count = 1;
+	*waiting = NULL;
 	/* a build without raw flash (FLASH=0) never finds it, and links none */
 	if (s->kind == SPEC_MTD || s->kind == SPEC_UBI)
 		return !PLAN_NO_FLASH && find_flash(s, dev, type);
-	d = blkdev_find(&devs, s, count);
+	media_choose(&devs, s, upper, media_asks_removable(c->scan, s, 0), 0, &ch);
+	*count = ch.matched;
+	if (ch.verdict != MEDIA_TAKE)
+		*waiting = ch.d;
+	d = ch.verdict == MEDIA_TAKE ? ch.d : NULL;
 	if (!d)
 		return 0;
 	IGNORE(strcopy(dev, 48, d->path)); /* same size */
@@ -176,10 +184,11 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 {
 	char dev[48], type[16];
 	unsigned count, idx[BLKDEV_MAX], n;
+	const struct blkdev *waiting;
 	int wait = s->deadline >= 0 ? s->deadline : config_wait(c);
 
 	if (s->kind == SPEC_AUTO) {
-		n = sorted(idx);
+		n = media_order(&devs, idx);
 		out("%-16s scans for %s, in this order:", "", c->image);
 		count = 0;
 		for (unsigned i = 0; i < n; i++) {
@@ -190,8 +199,15 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 		}
 		out("%s\n", count ? "; the first that holds it wins" : " no candidate present now");
 	} else {
-		if (!find_dev(s, dev, type, &count)) {
-			if (PLAN_NO_FLASH && (s->kind == SPEC_MTD || s->kind == SPEC_UBI))
+		if (!find_dev(s, c, upper, dev, type, &count, &waiting)) {
+			if (waiting && wait != CFG_WAIT_FOREVER)
+				out("%-16s only removable %s matches: the boot waits up to %d s for a fixed device, then %s\n",
+				    "", waiting->path, wait, upper ? "union.onfail (union.scan=removable lets it serve)" :
+				    "takes it (union.scan=removable: at once)");
+			else if (waiting)
+				out("%-16s only removable %s matches: the boot waits for a fixed device (rootwait)\n",
+				    "", waiting->path);
+			else if (PLAN_NO_FLASH && (s->kind == SPEC_MTD || s->kind == SPEC_UBI))
 				out("%-16s never found: raw flash is not in this build (FLASH=0); %s\n", "",
 				       upper ? "union.onfail" : "the boot stops");
 			else if (wait == CFG_WAIT_FOREVER)
@@ -201,7 +217,7 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 				       upper ? "union.onfail" : "stops");
 			return;
 		}
-		out("%-16s %s%s (%s)\n", "", count > 1 ? "several match; " : "", dev,
+		out("%-16s %s%s (%s)\n", "", count > 1 ? "several match; fixed before removable, then by name: " : "", dev,
 		       type[0] ? type : "unknown type");
 		if (s->kind == SPEC_UBI && strncmp(dev, "/dev/ubiblock", 13) == 0)
 			out("%-16s the %s in UBI volume ubi%s, through its ubiblock device (made at boot)\n",
@@ -285,8 +301,9 @@ static void branch_facts(struct plan_facts *f, const char *dev)
 
 /* The read-only layers' identities now, as the boot reads them; unknown
  * (nlower 0) when a layer is an image file, auto, or not present. */
-static void identity_facts(struct plan_facts *f, const char *lowers)
+static void identity_facts(struct plan_facts *f, const struct config *c, const char *lowers)
 {
+	const struct blkdev *waiting;
 	static struct spec s[SPEC_LIST_MAX];
 	char why[CFG_ERR_MAX], dev[48], type[16];
 	unsigned count;
@@ -294,7 +311,7 @@ static void identity_facts(struct plan_facts *f, const char *lowers)
 
 	state_clear(&f->now);
 	for (int i = 0; i < n && i < STATE_LOWER_MAX; i++) {
-		if (s[i].npaths || s[i].kind == SPEC_AUTO || !find_dev(&s[i], dev, type, &count) ||
+		if (s[i].npaths || s[i].kind == SPEC_AUTO || !find_dev(&s[i], c, 0, dev, type, &count, &waiting) ||
 		    identity_path(dev, f->now.lower[i], sizeof(f->now.lower[i])) < 0) {
 			state_clear(&f->now);
 			return;
@@ -312,6 +329,7 @@ static int print_plan(const struct config *c)
 	static char text[PLAN_TEXT_MAX];
 	static char dev[48], type[16];
 	char why[CFG_ERR_MAX];
+	const struct blkdev *waiting;
 	struct spec s;
 	unsigned count;
 
@@ -319,7 +337,7 @@ static int print_plan(const struct config *c)
 	f.upper_dev = dev;
 	f.upper_type = type;
 	if (spec_parse(c->upper, &s, why, sizeof(why)) == 0) {
-		f.upper_present = find_dev(&s, dev, type, &count) ? PRESENT_YES : PRESENT_NO;
+		f.upper_present = find_dev(&s, c, 1, dev, type, &count, &waiting) ? PRESENT_YES : PRESENT_NO;
 		/* a missing UBI volume is made at boot from union.ubi='s free space */
 		if (f.upper_present == PRESENT_NO && s.kind == SPEC_UBI && c->ubi[0])
 			f.upper_present = PRESENT_UNKNOWN;
@@ -328,7 +346,7 @@ static int print_plan(const struct config *c)
 	}
 	plan_build(&f, &p);
 	if (p.upper_kind == UPPER_DEVICE && f.state_known)
-		identity_facts(&f, p.lowers);
+		identity_facts(&f, c, p.lowers);
 	plan_build(&f, &p);
 	if (plan_format(&p, text, sizeof(text)) < 0) {
 		out_err("unionroot plan: the plan is longer than %zu bytes\n", sizeof(text));

@@ -286,19 +286,3 @@ int blkdev_match(const struct blkdev *d, const struct spec *s)
 		return 0;
 	}
 }
-
-const struct blkdev *blkdev_find(const struct blkdev_table *t, const struct spec *s,
-				 unsigned *count)
-{
-	const struct blkdev *best = NULL;
-
-	*count = 0;
-	for (unsigned i = 0; i < t->n; i++) {
-		if (!blkdev_match(&t->d[i], s))
-			continue;
-		(*count)++;
-		if (!best || strcmp(t->d[i].name, best->name) < 0)
-			best = &t->d[i];
-	}
-	return best;
-}

@@ -39,10 +39,6 @@ struct blkdev_table {
 int blkdev_refresh(struct blkdev_table *t) WUR;
 /* 1 when d is the medium s names (ignoring s's image paths), else 0. */
 int blkdev_match(const struct blkdev *d, const struct spec *s);
-/* The matching device with the lowest name, or NULL; *count says how many
- * matched (the caller warns about ambiguity). */
-const struct blkdev *blkdev_find(const struct blkdev_table *t, const struct spec *s,
-				 unsigned *count);
 
 /* The module a disk (or partition) name needed: the first device up its
  * sysfs parents bound to a driver that is a module, past the command-set

@@ -31,6 +31,59 @@ int media_scan_candidate(const struct blkdev *d, int scan)
 	return scan != SCAN_REMOVABLE || d->removable;
 }
 
+/* d before e in media_order */
+static int before(const struct blkdev *d, const struct blkdev *e)
+{
+	if (d->removable != e->removable)
+		return !d->removable;
+	return strcmp(d->name, e->name) < 0;
+}
+
+unsigned media_order(const struct blkdev_table *t, unsigned *idx)
+{
+	for (unsigned i = 0; i < t->n; i++) {
+		unsigned k = i;
+
+		for (; k > 0 && before(&t->d[i], &t->d[idx[k - 1]]); k--)
+			idx[k] = idx[k - 1];
+		idx[k] = i;
+	}
+	return t->n;
+}
+
+int media_asks_removable(int scan, const struct spec *s, int hash)
+{
+	return scan == SCAN_REMOVABLE || s->kind == SPEC_AUTO || s->npaths > 0 || hash;
+}
+
+void media_choose(const struct blkdev_table *t, const struct spec *s, int upper, int asks,
+		  int past_deadline, struct media_choice *c)
+{
+	const struct blkdev *fixed = NULL;
+
+	memset(c, 0, sizeof(*c));
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct blkdev *d = &t->d[i];
+
+		if (!blkdev_match(d, s))
+			continue;
+		c->matched++;
+		c->removable += d->removable ? 1 : 0;
+		if (!d->removable && (!fixed || before(d, fixed)))
+			fixed = d;
+		else if (d->removable && (!c->d || before(d, c->d)))
+			c->d = d;
+	}
+	if (fixed)
+		c->d = fixed;
+	if (fixed || (c->d && asks))
+		c->verdict = MEDIA_TAKE;
+	else if (c->d && past_deadline)
+		c->verdict = upper ? MEDIA_REFUSE : MEDIA_TAKE;
+	else
+		c->verdict = MEDIA_WAIT;
+}
+
 int toram_fits(uint64_t size, uint64_t avail, uint64_t *need)
 {
 	*need = size > UINT64_MAX - TORAM_HEADROOM ? UINT64_MAX : size + TORAM_HEADROOM;

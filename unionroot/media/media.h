@@ -25,6 +25,31 @@ int media_scan_candidate(const struct blkdev *d, int scan);
  * inside it" (a live CD or stick: iso9660, vfat), 0 when the medium is the
  * layer itself (squashfs, erofs, ext4, ...). */
 int media_holds_images(const char *type);
+/* The order `auto` looks at devices in: fixed before removable (a stick
+ * that copies a fixed disk's image must not win), then by kernel name. idx
+ * receives t->n indexes of t; returns t->n. */
+unsigned media_order(const struct blkdev_table *t, unsigned *idx);
+
+/* Which device plays the role a SPEC names (README "Which device"): a
+ * fixed device before any removable one, the lowest kernel name among
+ * equals. A removable device alone serves at once only when the role asks
+ * for removable media; otherwise the boot waits for a fixed one until the
+ * deadline, and then a read-only layer takes it, a writable branch never. */
+enum media_verdict { MEDIA_WAIT, MEDIA_TAKE, MEDIA_REFUSE };
+struct media_choice {
+	const struct blkdev *d;   /* taken; or the removable one awaited or refused; NULL none */
+	unsigned matched;         /* devices that match the SPEC */
+	unsigned removable;       /* of them removable */
+	int verdict;              /* enum media_verdict */
+};
+/* 1 when a role may take a removable device at once: union.scan=removable
+ * (enum cfg_scan, the board's or the command line's), `auto`, a file inside
+ * the medium (a live medium's image, a stick's persistence file), or a
+ * hash tree (hash: its root hash checks it). */
+int media_asks_removable(int scan, const struct spec *s, int hash);
+void media_choose(const struct blkdev_table *t, const struct spec *s, int upper, int asks,
+		  int past_deadline, struct media_choice *c);
+
 /* 0 when an image of size bytes fits into avail bytes of RAM with
  * TORAM_HEADROOM to spare, else -ENOMEM; *need says how much it takes. */
 int toram_fits(uint64_t size, uint64_t avail, uint64_t *need) WUR;
