@@ -151,12 +151,14 @@ static int parent_name(const char *name, char *out, size_t cap)
 	return strcopy(out, cap, prev ? prev + 1 : link);
 }
 
+/* PARTUUID and PARTLABEL of partition d from its disk's table, found by
+ * its number alone: a disk of 40 partitions (a phone's eMMC) holds no list. */
 static void probe_partition(struct blkdev *d)
 {
-	struct part_entry parts[16];
+	struct part_entry part;
 	struct probe_src src;
 	char parent[32], path[48];
-	int fd, n;
+	int fd;
 
 	if (parent_name(d->name, parent, sizeof(parent)) < 0 ||
 	    strfmt(path, sizeof(path), "/dev/%s", parent) < 0)
@@ -164,14 +166,10 @@ static void probe_partition(struct blkdev *d)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
-	if (probe_src_fd(&src, fd) == 0) {
-		n = parttab_read(&src, 512, parts, ARRAY_SIZE(parts));
-		for (int i = 0; i < n; i++) {
-			if ((int)parts[i].num != d->partnum)
-				continue;
-			IGNORE(strcopy(d->partuuid, sizeof(d->partuuid), parts[i].partuuid)); /* same sizes */
-			IGNORE(strcopy(d->partlabel, sizeof(d->partlabel), parts[i].partlabel));
-		}
+	if (probe_src_fd(&src, fd) == 0 &&
+	    parttab_find(&src, 512, (unsigned)d->partnum, &part) == 1) {
+		IGNORE(strcopy(d->partuuid, sizeof(d->partuuid), part.partuuid)); /* same sizes */
+		IGNORE(strcopy(d->partlabel, sizeof(d->partlabel), part.partlabel));
 	}
 	close(fd);
 }
