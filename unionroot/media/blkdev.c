@@ -152,22 +152,28 @@ static int parent_name(const char *name, char *out, size_t cap)
 }
 
 /* PARTUUID and PARTLABEL of partition d from its disk's table, found by
- * its number alone: a disk of 40 partitions (a phone's eMMC) holds no list. */
+ * its number alone: a disk of 40 partitions (a phone's eMMC) holds no list.
+ * The table is read in the disk's logical sectors, as the kernel reads it:
+ * a GPT on a 4096-byte-sector disk (UFS) is at byte 4096. */
 static void probe_partition(struct blkdev *d)
 {
 	struct part_entry part;
 	struct probe_src src;
 	char parent[32], path[48];
+	long long ss;
 	int fd;
 
 	if (parent_name(d->name, parent, sizeof(parent)) < 0 ||
 	    strfmt(path, sizeof(path), "/dev/%s", parent) < 0)
 		return;
+	ss = read_sys_num(parent, "queue/logical_block_size");
+	if (ss < 512 || ss > 4096)
+		ss = 512; /* unknown: the size nearly every disk has */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
 	if (probe_src_fd(&src, fd) == 0 &&
-	    parttab_find(&src, 512, (unsigned)d->partnum, &part) == 1) {
+	    parttab_find(&src, (unsigned)ss, (unsigned)d->partnum, &part) == 1) {
 		IGNORE(strcopy(d->partuuid, sizeof(d->partuuid), part.partuuid)); /* same sizes */
 		IGNORE(strcopy(d->partlabel, sizeof(d->partlabel), part.partlabel));
 	}
