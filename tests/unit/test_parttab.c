@@ -8,9 +8,11 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
-#define DISK_MAX (1024 * 1024)
+/* room for a GPT whose entry array is at the 1 MiB bound, twice */
+#define DISK_MAX (4 * 1024 * 1024)
 static uint8_t disk[DISK_MAX];
 static struct part_entry parts[300];
 
@@ -40,6 +42,16 @@ static int run(size_t len, unsigned ss, unsigned max)
 	return parttab_read(&src, ss, parts, max);
 }
 
+/* Partition num alone, as the boot asks for a partition's identity. */
+static int find(size_t len, unsigned num, struct part_entry *out)
+{
+	struct probe_src src;
+
+	probe_src_buffer(&src, disk, len);
+	memset(out, 0x7e, sizeof(*out)); /* what a found entry must overwrite */
+	return parttab_find(&src, 512, num, out);
+}
+
 static void mbr_entry(uint8_t *sector, int i, uint8_t type, uint32_t start, uint32_t nr)
 {
 	uint8_t *e = sector + 446 + i * 16;
@@ -51,8 +63,9 @@ static void mbr_entry(uint8_t *sector, int i, uint8_t type, uint32_t start, uint
 	sector[511] = 0xaa;
 }
 
-/* Writes a header at lba describing entries at elba; returns nothing. */
-static void gpt_header(unsigned ss, uint64_t lba, uint64_t alt, uint64_t elba, uint64_t last_lba)
+/* Writes a header at lba describing nent entries of 128 bytes at elba. */
+static void gpt_header_n(unsigned ss, uint64_t lba, uint64_t alt, uint64_t elba,
+			 uint64_t last_lba, uint32_t nent)
 {
 	uint8_t *h = disk + lba * ss;
 
@@ -66,10 +79,15 @@ static void gpt_header(unsigned ss, uint64_t lba, uint64_t alt, uint64_t elba, u
 	le64(h + 48, last_lba - 33);
 	memset(h + 56, 0x5a, 16);
 	le64(h + 72, elba);
-	put_le32(h + 80, 128);
+	put_le32(h + 80, nent);
 	put_le32(h + 84, 128);
-	put_le32(h + 88, t_crc32(disk + elba * ss, 128 * 128));
+	put_le32(h + 88, t_crc32(disk + elba * ss, (size_t)nent * 128));
 	put_le32(h + 16, t_crc32(h, 92));
+}
+
+static void gpt_header(unsigned ss, uint64_t lba, uint64_t alt, uint64_t elba, uint64_t last_lba)
+{
+	gpt_header_n(ss, lba, alt, elba, last_lba, 128);
 }
 
 static void utf16(uint8_t *p, const char *ascii)
@@ -84,7 +102,7 @@ static void utf16(uint8_t *p, const char *ascii)
  * empty; primary and backup tables. Returns the disk size. */
 static size_t mk_gpt(unsigned ss)
 {
-	size_t size = ss == 512 ? DISK_MAX / 2 : DISK_MAX;
+	size_t size = ss == 512 ? 512 * 1024 : 1024 * 1024;
 	uint64_t last = size / ss - 1;
 	uint8_t ents[128 * 128];
 	uint64_t belba = last - (128 * 128) / ss;
@@ -111,6 +129,110 @@ static size_t mk_gpt(unsigned ss)
 	gpt_header(ss, 1, last, 2, last);
 	gpt_header(ss, last, 1, belba, last);
 	return size;
+}
+
+/* A GPT on 512-byte sectors with nent entries, the first n of them used:
+ * partition i is named "part<i>", its GUID c0de<i as 4 hex digits>-5a5a-...,
+ * one sector at LBA 34 + (i - 1) % 64 (the reader does not mind overlaps).
+ * Primary and backup tables; returns the disk size. */
+static size_t mk_gpt_many(uint32_t nent, uint32_t n)
+{
+	uint64_t es = ((uint64_t)nent * 128 + 511) / 512; /* sectors of entries */
+	uint64_t last = 2 * es + 200, belba = last - es;
+	uint8_t *ents = disk + 2 * 512;
+
+	memset(disk, 0, DISK_MAX);
+	mbr_entry(disk, 0, 0xee, 1, (uint32_t)last);
+	for (uint32_t i = 1; i <= n; i++) {
+		uint8_t *e = ents + (size_t)(i - 1) * 128;
+		char name[16];
+
+		memset(e, 0x11, 16);
+		put_le32(e + 16, 0xc0de0000u + i);
+		memset(e + 20, 0x5a, 12);
+		le64(e + 32, 34 + (i - 1) % 64);
+		le64(e + 40, 34 + (i - 1) % 64);
+		snprintf(name, sizeof(name), "part%u", (unsigned)i);
+		utf16(e + 56, name);
+	}
+	memcpy(disk + belba * 512, ents, (size_t)nent * 128);
+	gpt_header_n(512, 1, last, 2, last, nent);
+	gpt_header_n(512, last, 1, belba, last, nent);
+	return (size_t)(last + 1) * 512;
+}
+
+static void gpt_partitions_past_16_are_found_by_number(void)
+{
+	size_t len = mk_gpt_many(128, 40);
+	struct part_entry p;
+
+	CHECK_INT(find(len, 17, &p), 1);
+	CHECK_INT(p.num, 17);
+	CHECK_INT(p.start_lba, 50);
+	CHECK_INT(p.nr_lba, 1);
+	CHECK_STR(p.partlabel, "part17");
+	CHECK_STR(p.partuuid, "c0de0011-5a5a-5a5a-5a5a-5a5a5a5a5a5a");
+	CHECK_INT(find(len, 40, &p), 1);
+	CHECK_STR(p.partlabel, "part40");
+	CHECK_STR(p.partuuid, "c0de0028-5a5a-5a5a-5a5a-5a5a5a5a5a5a");
+	CHECK_INT(find(len, 1, &p), 1);
+	CHECK_STR(p.partlabel, "part1");
+	/* unused entries, numbers past the array and 0 are no partition */
+	CHECK_INT(find(len, 41, &p), 0);
+	CHECK_INT(find(len, 129, &p), 0);
+	CHECK_INT(find(len, 0, &p), 0);
+	/* the whole list needs room for all 40 */
+	CHECK_INT(run(len, 512, 40), 40);
+	CHECK_STR(parts[39].partlabel, "part40");
+}
+
+static void gpt_with_all_128_entries_used_names_the_last(void)
+{
+	size_t len = mk_gpt_many(128, 128);
+	struct part_entry p;
+
+	CHECK_INT(find(len, 128, &p), 1);
+	CHECK_STR(p.partlabel, "part128");
+	CHECK_STR(p.partuuid, "c0de0080-5a5a-5a5a-5a5a-5a5a5a5a5a5a");
+	CHECK_INT(run(len, 512, 128), 128);
+	CHECK_INT(parts[127].num, 128);
+}
+
+static void gpt_partition_found_in_a_bad_primary_comes_from_the_backup(void)
+{
+	size_t len = mk_gpt_many(128, 40);
+	uint8_t *label17 = disk + 2 * 512 + 16 * 128 + 56;
+	struct part_entry p;
+
+	/* the primary's entry 17 changed after its CRC was made */
+	label17[0] = 'X';
+	CHECK_INT(find(len, 17, &p), 1);
+	CHECK_STR(p.partlabel, "part17");
+	/* without the backup the changed entry is no answer either */
+	disk[len - 512 + 60] ^= 1;
+	CHECK_INT(find(len, 17, &p), 0);
+	CHECK_INT(run(len, 512, 128), 0);
+}
+
+static void gpt_entry_array_is_read_whole_up_to_1_mib(void)
+{
+	size_t len = mk_gpt_many(8192, 8192);
+	uint8_t *h = disk + 512;
+	struct part_entry p;
+
+	CHECK(len <= DISK_MAX);
+	CHECK_INT(find(len, 8192, &p), 1);
+	CHECK_STR(p.partlabel, "part8192");
+	/* a primary header claiming one entry more is refused whole: the
+	 * backup's table answers, and without it there is none */
+	len = mk_gpt_many(8192, 40);
+	put_le32(h + 80, 8193);
+	put_le32(h + 16, 0);
+	put_le32(h + 16, t_crc32(h, 92));
+	CHECK_INT(find(len, 17, &p), 1);
+	CHECK_STR(p.partlabel, "part17");
+	disk[len - 512 + 60] ^= 1;
+	CHECK_INT(find(len, 17, &p), 0);
 }
 
 static void gpt_partitions_with_guid_and_utf8_names(void)
@@ -267,6 +389,21 @@ static void mbr_without_disk_signature_has_no_partuuid(void)
 	CHECK_STR(parts[0].partuuid, "");
 }
 
+static void mbr_partitions_are_found_by_number(void)
+{
+	size_t len = mk_mbr();
+	struct part_entry p;
+
+	CHECK_INT(find(len, 6, &p), 1);
+	CHECK_INT(p.start_lba, 1210);
+	CHECK_STR(p.partuuid, "1234abcd-06");
+	CHECK_STR(p.partlabel, "");
+	CHECK_INT(find(len, 2, &p), 1);
+	CHECK_STR(p.partuuid, "1234abcd-02");
+	CHECK_INT(find(len, 4, &p), 0); /* an empty slot */
+	CHECK_INT(find(len, 7, &p), 0);
+}
+
 static void ebr_chain_pointing_back_to_itself_ends(void)
 {
 	size_t len = mk_mbr();
@@ -382,9 +519,14 @@ UNIT_SUITE(parttab,
 	{ "a GPT header claiming absurd entry counts or sizes is refused quickly", gpt_with_absurd_entry_counts_is_refused_quickly },
 	{ "a GPT header size beyond its sector is refused", gpt_header_size_beyond_the_sector_is_refused },
 	{ "more partitions than room is -ENOBUFS with the first ones filled", more_partitions_than_room_is_enobufs_with_the_first_filled },
+	{ "a GPT of 40 partitions names its 17th and 40th, asked for by number", gpt_partitions_past_16_are_found_by_number },
+	{ "a GPT with all 128 entries used names the 128th", gpt_with_all_128_entries_used_names_the_last },
+	{ "a partition asked for from a GPT whose primary entries are bad comes from the backup", gpt_partition_found_in_a_bad_primary_comes_from_the_backup },
+	{ "a GPT entry array is read whole up to 1 MiB; a header claiming more is refused, its backup read", gpt_entry_array_is_read_whole_up_to_1_mib },
 	{ "a sector size that is no power of two in 512..4096 is -EINVAL", a_sector_size_that_is_no_power_of_two_is_einval },
 	{ "an MBR lists primary 1-4 and logical partitions from 5 with ssssssss-pp", mbr_primary_and_logical_partitions },
 	{ "an MBR without a disk signature gives no PARTUUID", mbr_without_disk_signature_has_no_partuuid },
+	{ "an MBR's primary and logical partitions are found by number", mbr_partitions_are_found_by_number },
 	{ "an EBR chain pointing back at itself ends", ebr_chain_pointing_back_to_itself_ends },
 	{ "an EBR link of zero ends the chain", ebr_link_of_zero_ends_the_chain },
 	{ "an endless EBR chain is cut at 128 logical partitions", endless_ebr_chain_is_cut_at_the_bound },

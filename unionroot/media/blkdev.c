@@ -151,27 +151,31 @@ static int parent_name(const char *name, char *out, size_t cap)
 	return strcopy(out, cap, prev ? prev + 1 : link);
 }
 
+/* PARTUUID and PARTLABEL of partition d from its disk's table, found by
+ * its number alone: a disk of 40 partitions (a phone's eMMC) holds no list.
+ * The table is read in the disk's logical sectors, as the kernel reads it:
+ * a GPT on a 4096-byte-sector disk (UFS) is at byte 4096. */
 static void probe_partition(struct blkdev *d)
 {
-	struct part_entry parts[16];
+	struct part_entry part;
 	struct probe_src src;
 	char parent[32], path[48];
-	int fd, n;
+	long long ss;
+	int fd;
 
 	if (parent_name(d->name, parent, sizeof(parent)) < 0 ||
 	    strfmt(path, sizeof(path), "/dev/%s", parent) < 0)
 		return;
+	ss = read_sys_num(parent, "queue/logical_block_size");
+	if (ss < 512 || ss > 4096)
+		ss = 512; /* unknown: the size nearly every disk has */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
-	if (probe_src_fd(&src, fd) == 0) {
-		n = parttab_read(&src, 512, parts, ARRAY_SIZE(parts));
-		for (int i = 0; i < n; i++) {
-			if ((int)parts[i].num != d->partnum)
-				continue;
-			IGNORE(strcopy(d->partuuid, sizeof(d->partuuid), parts[i].partuuid)); /* same sizes */
-			IGNORE(strcopy(d->partlabel, sizeof(d->partlabel), parts[i].partlabel));
-		}
+	if (probe_src_fd(&src, fd) == 0 &&
+	    parttab_find(&src, (unsigned)ss, (unsigned)d->partnum, &part) == 1) {
+		IGNORE(strcopy(d->partuuid, sizeof(d->partuuid), part.partuuid)); /* same sizes */
+		IGNORE(strcopy(d->partlabel, sizeof(d->partlabel), part.partlabel));
 	}
 	close(fd);
 }

@@ -8,6 +8,12 @@
 #include <string.h>
 
 #define GPT_HDR_MIN 92
+/* The entry array is streamed through a 4 KiB chunk, so its size costs
+ * reading time, not memory: 8192 entries of 128 bytes, 64 times the usual
+ * 128. A header claiming more is refused as a corrupt one is (the backup is
+ * tried): without the whole array its CRC cannot be checked, and which of
+ * the two tables the kernel took cannot be told. The kernel refuses one over
+ * KMALLOC_MAX_SIZE (4 MiB with 4 KiB pages, block/partitions/efi.c). */
 #define GPT_ENTRIES_MAX_BYTES (1024 * 1024)
 #define MBR_MAX_EBR 128 /* logical partitions we follow; a loop ends here too */
 
@@ -25,32 +31,43 @@ static int mbr_sector(const struct probe_src *src, uint64_t off, uint8_t s[512])
 	return s[510] == 0x55 && s[511] == 0xaa;
 }
 
-/* Adds one partition unless the table is full; counts it either way. */
-static void add_part(struct part_entry *parts, unsigned max, unsigned *count,
-		     unsigned num, uint64_t start, uint64_t nr)
-{
-	if (*count < max) {
-		struct part_entry *p = &parts[*count];
+/* Where the partitions found go: the first max of them in table order, or
+ * with want set only partition number want. count counts every partition
+ * that went in or would have, so an overflow is known. */
+struct part_sink {
+	struct part_entry *parts;
+	unsigned max;
+	unsigned want; /* 0: all of them */
+	unsigned count;
+};
 
-		memset(p, 0, sizeof(*p));
-		p->num = num;
-		p->start_lba = start;
-		p->nr_lba = nr;
-	}
-	(*count)++;
+/* The zeroed slot of one partition with its place filled in, or NULL when it
+ * is not the one wanted or there is no room (then it is still counted). */
+static struct part_entry *add_part(struct part_sink *sink, unsigned num, uint64_t start,
+				   uint64_t nr)
+{
+	struct part_entry *p;
+
+	if (sink->want && num != sink->want)
+		return NULL;
+	if (sink->count++ >= sink->max)
+		return NULL;
+	p = &sink->parts[sink->count - 1];
+	memset(p, 0, sizeof(*p));
+	p->num = num;
+	p->start_lba = start;
+	p->nr_lba = nr;
+	return p;
 }
 
 /* "ssssssss-pp" as blkid makes it (%08x-%02x); none without a signature. */
-static void mbr_partuuid(struct part_entry *parts, unsigned max, unsigned count,
-			 uint32_t sig)
+static void mbr_partuuid(struct part_entry *p, uint32_t sig)
 {
 	static const char hex[] = "0123456789abcdef";
-	struct part_entry *p;
 	size_t o = 0;
 
-	if (!count || count > max || !sig)
+	if (!p || !sig)
 		return;
-	p = &parts[count - 1];
 	for (int sh = 28; sh >= 0; sh -= 4)
 		p->partuuid[o++] = hex[sig >> sh & 15];
 	p->partuuid[o++] = '-';
@@ -99,10 +116,11 @@ static int gpt_header(const struct probe_src *src, unsigned ss, uint64_t lba, ui
 	return 1;
 }
 
-/* Reads the entry array of a valid header: partitions filled, CRC checked.
- * Returns the number of partitions, -EBADMSG on a CRC mismatch, -errno. */
+/* Reads the whole entry array of a valid header in chunks, each entry into
+ * sink as it passes, and checks the array's CRC. 0, -EBADMSG on a CRC
+ * mismatch, -errno; sink then holds what it read, for the caller to drop. */
 static int gpt_entries(const struct probe_src *src, unsigned ss, const uint8_t *hdr,
-		       struct part_entry *parts, unsigned max)
+		       struct part_sink *sink)
 {
 	uint8_t chunk[4096];
 	uint64_t first = get_le64(hdr + 40), last = get_le64(hdr + 48);
@@ -110,7 +128,7 @@ static int gpt_entries(const struct probe_src *src, unsigned ss, const uint8_t *
 	uint32_t nent = get_le32(hdr + 80), esize = get_le32(hdr + 84);
 	uint64_t total = (uint64_t)nent * esize;
 	uint32_t crc = ~0u;
-	unsigned count = 0, idx = 0;
+	unsigned idx = 0;
 
 	for (uint64_t done = 0; done < total;) {
 		size_t n = total - done < sizeof(chunk) ? (size_t)(total - done) : sizeof(chunk);
@@ -123,23 +141,20 @@ static int gpt_entries(const struct probe_src *src, unsigned ss, const uint8_t *
 			const uint8_t *ent = chunk + e;
 			uint64_t start = get_le64(ent + 32), end = get_le64(ent + 40);
 			static const uint8_t zero[16];
+			struct part_entry *p;
 
 			/* unused slots, and ones the kernel would refuse */
 			if (!memcmp(ent, zero, 16) || start > end || start < first || end > last)
 				continue;
-			add_part(parts, max, &count, idx + 1, start, end - start + 1);
-			if (count <= max) {
-				struct part_entry *p = &parts[count - 1];
-
+			p = add_part(sink, idx + 1, start, end - start + 1);
+			if (p) {
 				probe_guid(p->partuuid, sizeof(p->partuuid), ent + 16);
 				probe_label_utf16(p->partlabel, sizeof(p->partlabel), ent + 56, 72, 0);
 			}
 		}
 		done += n;
 	}
-	if (~crc != get_le32(hdr + 88))
-		return -EBADMSG;
-	return count > max ? -ENOBUFS : (int)count;
+	return ~crc == get_le32(hdr + 88) ? 0 : -EBADMSG;
 }
 
 /* 1 when sector 0 is a protective (or hybrid) MBR: a 0xEE entry at LBA 1. */
@@ -154,8 +169,7 @@ static int has_pmbr(const uint8_t *mbr)
 	return 0;
 }
 
-static int gpt_read(const struct probe_src *src, unsigned ss, struct part_entry *parts,
-		    unsigned max)
+static int gpt_read(const struct probe_src *src, unsigned ss, struct part_sink *sink)
 {
 	uint8_t hdr[4096];
 	uint64_t lbas[2] = { 1, 0 };
@@ -172,19 +186,20 @@ static int gpt_read(const struct probe_src *src, unsigned ss, struct part_entry 
 			return rc;
 		if (!rc)
 			continue;
-		rc = gpt_entries(src, ss, hdr, parts, max);
+		sink->count = 0;
+		rc = gpt_entries(src, ss, hdr, sink);
 		if (rc == -EBADMSG || rc == -ERANGE)
 			continue;
 		return rc;
 	}
+	sink->count = 0; /* what a bad array held is no table */
 	return 0;
 }
 
 /* ---- MBR ---- */
 
 static int mbr_logical(const struct probe_src *src, unsigned ss, uint64_t ext_start,
-		       uint64_t ext_nr, uint32_t sig, unsigned *next_num,
-		       struct part_entry *parts, unsigned max, unsigned *count)
+		       uint64_t ext_nr, uint32_t sig, unsigned *next_num, struct part_sink *sink)
 {
 	uint64_t visited[MBR_MAX_EBR] = { 0 };
 	uint64_t cur = ext_start, ext_end = ext_start + ext_nr;
@@ -216,8 +231,7 @@ static int mbr_logical(const struct probe_src *src, unsigned ss, uint64_t ext_st
 			 * inside the extended partition */
 			if (cur + start < ext_start || cur + start + nr > ext_end)
 				continue;
-			add_part(parts, max, count, (*next_num)++, cur + start, nr);
-			mbr_partuuid(parts, max, *count, sig);
+			mbr_partuuid(add_part(sink, (*next_num)++, cur + start, nr), sig);
 		}
 		/* the link is relative to the extended partition's start */
 		if (!link || link >= ext_nr)
@@ -228,11 +242,11 @@ static int mbr_logical(const struct probe_src *src, unsigned ss, uint64_t ext_st
 }
 
 static int mbr_read(const struct probe_src *src, unsigned ss, const uint8_t *mbr,
-		    struct part_entry *parts, unsigned max)
+		    struct part_sink *sink)
 {
 	struct probe_info fat;
 	uint32_t sig = get_le32(mbr + 440);
-	unsigned count = 0, next_num = 5;
+	unsigned next_num = 5;
 	int rc;
 
 	for (int i = 0; i < 4; i++) {
@@ -257,8 +271,7 @@ static int mbr_read(const struct probe_src *src, unsigned ss, const uint8_t *mbr
 		/* numbers are slots: an empty slot keeps its number */
 		if (!e[4] || !nr)
 			continue;
-		add_part(parts, max, &count, (unsigned)i + 1, start, nr);
-		mbr_partuuid(parts, max, count, sig);
+		mbr_partuuid(add_part(sink, (unsigned)i + 1, start, nr), sig);
 	}
 	for (int i = 0; i < 4; i++) {
 		const uint8_t *e = mbr + 446 + i * 16;
@@ -266,15 +279,15 @@ static int mbr_read(const struct probe_src *src, unsigned ss, const uint8_t *mbr
 
 		if (!is_extended(e[4]) || !nr || !start)
 			continue;
-		rc = mbr_logical(src, ss, start, nr, sig, &next_num, parts, max, &count);
+		rc = mbr_logical(src, ss, start, nr, sig, &next_num, sink);
 		if (rc < 0)
 			return rc;
 	}
-	return count > max ? -ENOBUFS : (int)count;
+	return 0;
 }
 
-int parttab_read(const struct probe_src *src, unsigned sector_size,
-		 struct part_entry *parts, unsigned max)
+/* The table on src into sink: 0, or -errno. */
+static int table_read(const struct probe_src *src, unsigned sector_size, struct part_sink *sink)
 {
 	uint8_t mbr[512];
 	int rc;
@@ -287,9 +300,34 @@ int parttab_read(const struct probe_src *src, unsigned sector_size,
 	/* With a protective entry the disk is GPT or nothing: the MBR
 	 * entries then only describe the GPT area. */
 	if (has_pmbr(mbr))
-		return gpt_read(src, sector_size, parts, max);
+		return gpt_read(src, sector_size, sink);
 	for (int i = 0; i < 4; i++)
 		if (mbr[446 + i * 16 + 4] == 0xee)
 			return 0;
-	return mbr_read(src, sector_size, mbr, parts, max);
+	return mbr_read(src, sector_size, mbr, sink);
+}
+
+int parttab_read(const struct probe_src *src, unsigned sector_size,
+		 struct part_entry *parts, unsigned max)
+{
+	struct part_sink sink = { .parts = parts, .max = max };
+	int rc = table_read(src, sector_size, &sink);
+
+	if (rc < 0)
+		return rc;
+	return sink.count > max ? -ENOBUFS : (int)sink.count;
+}
+
+int parttab_find(const struct probe_src *src, unsigned sector_size, unsigned num,
+		 struct part_entry *out)
+{
+	struct part_sink sink = { .parts = out, .max = 1, .want = num };
+	int rc;
+
+	if (!num)
+		return 0; /* no table numbers a partition 0 */
+	rc = table_read(src, sector_size, &sink);
+	if (rc < 0)
+		return rc;
+	return sink.count > 0;
 }
