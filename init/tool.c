@@ -46,13 +46,14 @@ static pid_t spawn(const char *path, char *const argv[], int out)
 	pid_t pid = sys_fork();
 
 	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
+		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC); /* dup2 clears it on 0 */
 
 		IGNORE(setpgid(0, 0));
 		if (devnull >= 0)
 			IGNORE(dup2(devnull, 0)); /* no console input for a tool */
 		IGNORE(dup2(out, 1));             /* the child's own copies: no CLOEXEC */
 		IGNORE(dup2(out, 2));
+		sys_close_from(3);                /* whatever PID 1 holds stays PID 1's */
 		execve(path, argv, envp);
 		_exit(127);
 	}
@@ -63,18 +64,32 @@ static pid_t spawn(const char *path, char *const argv[], int out)
 
 /* 1 once the tool has ended: what it left running in its group is killed
  * while the tool is still a zombie (its pid, the group's id, cannot be
- * reused yet), then it is reaped. With kill 1, it is killed first. */
-static int ended(pid_t pid, int kill_it, int *st)
+ * reused yet), then it is reaped. With kill 1, it is killed first; a tool
+ * stuck in the kernel (D state: a dying card, a hung device) ignores even
+ * SIGKILL, so PID 1 waits KILL_WAIT_MS for it, then says so and goes on
+ * (the real init reaps it should it ever end). */
+#define KILL_WAIT_MS 5000
+static int ended(pid_t pid, int kill_it, int *st, const char *name)
 {
 	siginfo_t si = { .si_pid = 0 };
+	uint64_t until = sys_now_ms() + KILL_WAIT_MS;
+	pid_t got;
 
 	if (!kill_it && (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
 			 si.si_pid != pid))
 		return 0;
 	if (kill(-pid, SIGKILL) < 0 && kill_it)
 		IGNORE(kill(pid, SIGKILL)); /* no group after all: the tool at least */
-	while (waitpid(pid, st, 0) < 0 && errno == EINTR)
-		;
+	while ((got = waitpid(pid, st, kill_it ? WNOHANG : 0)) == 0 ||
+	       (got < 0 && errno == EINTR)) {
+		if (sys_now_ms() >= until) {
+			log_err("%s did not end %d s after SIGKILL: it is stuck in the kernel (D state); going on without it",
+				name, KILL_WAIT_MS / 1000);
+			*st = 0;
+			return 1;
+		}
+		IGNORE(usleep(TICK_MS * 1000u));
+	}
 	return 1;
 }
 
@@ -104,7 +119,7 @@ static int run_and_wait(const char *path, char *const argv[], unsigned timeout_s
 		uint64_t now = sys_now_ms();
 		ssize_t n;
 
-		done = done || ended(pid, 0, &st);
+		done = done || ended(pid, 0, &st, name);
 		if ((done && eof) || now >= deadline)
 			break;
 		if (eof) {
@@ -124,7 +139,7 @@ static int run_and_wait(const char *path, char *const argv[], unsigned timeout_s
 	log_lines(name, buf, &len, sizeof(buf), 1);
 	close(pipefd[0]);
 	if (!done) {
-		IGNORE(ended(pid, 1, &st));
+		IGNORE(ended(pid, 1, &st, name));
 		return -ETIMEDOUT;
 	}
 	if (WIFEXITED(st))

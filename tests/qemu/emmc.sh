@@ -178,5 +178,29 @@ for i in $(seq "$CUTS"); do
 	grep -q '^MARK-state=factory$' "$T/after$i.log" || keep_log "$T/cut$i.log" "$T/after$i.log"
 	prev=$T/after$i.log
 done
+# 5. a phone's card: 17 partitions before rootfs (rootfs p18, rootfs_data
+# p19). A table past 16 entries kept every partition's PARTLABEL from the
+# boot once, and the card rebooted forever ("PARTLABEL=rootfs not found").
+{
+	echo 'label: gpt'
+	for n in $(seq 16); do echo "start=$((2048 + (n - 1) * 512)), size=512, name=misc$n"; done
+	echo "start=10240, size=8192, name=kernel"
+	echo "start=18432, size=${rootfs_mib}MiB, name=rootfs"
+	echo 'name=rootfs_data'
+} >"$T/many.sfdisk"
+truncate -s 64M "$T/many.img"
+sfdisk -q "$T/many.img" <"$T/many.sfdisk"
+dd if="$FW" of="$T/many.img" bs=512 seek=18432 conv=notrunc status=none
+if boot "$T/many.log" none 'echo MARK-booted' --data none --lower none --attach "sd:$T/many.img" \
+	--append "$CMDLINE"; then
+	expect "a card of 19 partitions: PARTLABEL=rootfs is its 18th" "$T/many.log" \
+		'unionroot: read-only layer 1: PARTLABEL=rootfs is /dev/mmcblk0p18 \(squashfs\)'
+	expect "a card of 19 partitions: rootfs_data, the 19th, is the writable branch" "$T/many.log" \
+		'^real-init: status: upper_state=persistent on /dev/mmcblk0p19 \(f2fs\)$'
+else
+	fail "a card of 19 partitions boots" "no clean boot (see $BUILD/tests/)"
+	keep_log "$T/many.log" "$T/many.sfdisk"
+fi
+
 sed -n 's/.*unionroot: writable branch \/dev\/mmcblk0p3: formatted as f2fs in \([0-9]*\) ms/emmc: mkfs.f2fs took \1 ms/p' "$T/b1.log" >&2
 keep_log "$T"/*.log

@@ -110,7 +110,35 @@ static void a_tool_that_ends_leaves_nothing_behind(void)
 	CHECK(dies(pid));
 }
 
+/* A descriptor PID 1 holds without O_CLOEXEC (as a dup() made one) never
+ * reaches a tool: mkfs or fsck runs with 0, 1 and 2 alone. */
+static void a_tool_gets_no_descriptor_of_pid1(void)
+{
+	char path[512], fds[512], tail[1200], buf[64] = "";
+	char *argv[] = { path, NULL };
+	int held = open("/dev/null", O_RDONLY), fd;
+	ssize_t n;
+
+	CHECK(held >= 0);
+	CHECK_INT(dup2(held, 57), 57); /* no CLOEXEC on a dup2 */
+	snprintf(fds, sizeof(fds), "%s/fds", unit_tmpdir());
+	snprintf(tail, sizeof(tail), "for f in 57 %d; do [ -e /proc/$$/fd/$f ] && echo -n \"$f \"; done >%s; exit 0",
+		 held, fds);
+	CHECK_INT(script(path, sizeof(path), tail), 0);
+	CHECK_INT(tool_run(path, argv, 10), 0);
+	close(57);
+	close(held);
+	fd = open(fds, O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	CHECK_INT((int)n, 0); /* the tool saw neither */
+	IGNORE(dies(grandchild()));
+}
+
 UNIT_SUITE(tool,
 	   { "a tool past its time is killed with its children",
 	     a_tool_past_its_time_is_killed_with_its_children },
-	   { "a tool that ends leaves nothing behind", a_tool_that_ends_leaves_nothing_behind });
+	   { "a tool that ends leaves nothing behind", a_tool_that_ends_leaves_nothing_behind },
+	   { "a tool gets no descriptor of PID 1", a_tool_gets_no_descriptor_of_pid1 });

@@ -174,7 +174,7 @@ static int step_into(int *fd, const char *name)
 static int new_parent(struct kc *k, const char *rel, int *old_out)
 {
 	char comp[256];
-	int od = dup(k->old_root), nd = dup(k->new_root), rc = 0;
+	int od = fcntl(k->old_root, F_DUPFD_CLOEXEC, 0), nd = fcntl(k->new_root, F_DUPFD_CLOEXEC, 0), rc = 0;
 
 	if (od < 0 || nd < 0)
 		rc = -errno;

@@ -146,7 +146,7 @@ static void bad_keep_line(const char *line, const char *why, void *ctx)
 static ssize_t keep_file(int old_upper, const struct reset_env *env, char *buf, size_t cap)
 {
 	static const char *const comps[] = { "etc", "unionroot", "keep" };
-	int dir = dup(old_upper), hidden = 0;
+	int dir = fcntl(old_upper, F_DUPFD_CLOEXEC, 0), hidden = 0;
 	ssize_t n = 0;
 
 	for (size_t i = 0; dir >= 0 && i < ARRAY_SIZE(comps); i++) {

@@ -170,6 +170,16 @@ pid_t sys_fork(void)
 	return _Fork();
 }
 
+void sys_close_from(int low)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)low, ~0u, 0u) == 0)
+		return;
+#endif
+	for (int fd = low; fd < 1024; fd++) /* before Linux 5.9: init's RLIMIT_NOFILE */
+		close(fd);
+}
+
 int sys_file_check(int fd, struct stat *st)
 {
 	struct stat own;

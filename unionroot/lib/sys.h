@@ -87,6 +87,9 @@ int sys_lexists(int dir, const char *path);
 /* fork(): PID 1 has no threads, no stdio locks to take and no atfork
  * handlers, so musl's _Fork, without fork()'s lock-taking around it. */
 pid_t sys_fork(void);
+/* Closes every descriptor from low up (close_range, or one by one before
+ * Linux 5.9): a child about to exec a program keeps only what it set up. */
+void sys_close_from(int low);
 /* Milliseconds since boot (CLOCK_BOOTTIME): the one clock. */
 uint64_t sys_now_ms(void);
 
