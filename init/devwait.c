@@ -5,7 +5,6 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -343,16 +342,25 @@ static uint64_t deadline_for(const struct boot *b, const struct spec *s, uint64_
 
 /* rootdelay=N, the kernel's meaning: a pause before the devices are looked
  * for (hardware slow to announce them); the deadlines start after it.
- * Without an initramfs the kernel paused already. Returns the time after. */
-static uint64_t root_delay(const struct boot *b)
+ * Without an initramfs the kernel paused already. The uevents go on being
+ * read meanwhile: a USB stick's disk needs its driver loaded from one, and
+ * a socket left unread overflows. Returns the time after. */
+static uint64_t root_delay(const struct boot *b, int sock)
 {
-	struct timespec left = { .tv_sec = b->cfg.rootdelay };
+	uint64_t end = sys_now_ms() + (uint64_t)(b->cfg.rootdelay > 0 ? b->cfg.rootdelay : 0) * 1000u;
+	uint64_t now;
 
-	if (b->cfg.rootdelay > 0 && !b->pivot) {
-		log_note("rootdelay=%d: pausing %d s before looking for the devices",
-			 b->cfg.rootdelay, b->cfg.rootdelay);
-		while (nanosleep(&left, &left) < 0 && errno == EINTR)
-			;
+	if (b->cfg.rootdelay <= 0 || b->pivot)
+		return sys_now_ms();
+	log_note("rootdelay=%d: pausing %d s before looking for the devices", b->cfg.rootdelay,
+		 b->cfg.rootdelay);
+	while ((now = sys_now_ms()) < end) {
+		struct pollfd pfd = { .fd = sock, .events = POLLIN };
+
+		if (sock < 0)
+			IGNORE(usleep((useconds_t)(end - now < 250 ? end - now : 250) * 1000u));
+		else if (poll(&pfd, 1, (int)(end - now < 1000 ? end - now : 1000)) > 0)
+			hotplug_drain(sock);
 	}
 	return sys_now_ms();
 }
@@ -397,8 +405,9 @@ void devices_wait(struct boot *b)
 	struct want w[PLAN_WAIT_MAX];
 	unsigned nw = 0, pending;
 	int rc;
-	uint64_t now = root_delay(b), next_progress = now + PROGRESS_MS;
 	int sock = hotplug_socket(); /* open since before the coldplug walk */
+	uint64_t now = root_delay(b, sock), next_progress = now + PROGRESS_MS;
+	int said_full = 0;
 	char text[SPEC_VALUE_MAX + 16];
 
 	if (!b->t_modules)
@@ -431,6 +440,9 @@ void devices_wait(struct boot *b)
 
 		if (rc < 0)
 			log_err("scanning /sys/class/block failed: %s; retrying", strerror(-rc));
+		if (b->devs.overflow && !said_full++)
+			log_err("more than %d block devices: those past the first %d are not looked at",
+				BLKDEV_MAX, BLKDEV_MAX);
 		pending = 0;
 		now = sys_now_ms();
 		for (unsigned i = 0; i < nw; i++) {

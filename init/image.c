@@ -370,6 +370,13 @@ int image_open(struct boot *b, struct image_req *r)
 			rc = fd;
 			goto fail;
 		}
+		/* a writable file with holes: its blocks are taken only as they
+		 * are written, so a full medium fails a write inside the file
+		 * (ENOSPC) long after the boot said the branch is there */
+		if (r->rw && i + 1 == r->npaths && (uint64_t)st.st_blocks * 512u < (uint64_t)st.st_size)
+			log_warn("%s: %s on %s is sparse (%llu of %llu bytes allocated): a write can fail inside it once the medium is full; allocate it whole (fallocate, or dd from /dev/zero)",
+				 r->role, r->paths[i], dev, (unsigned long long)st.st_blocks * 512u,
+				 (unsigned long long)st.st_size);
 		if (i + 1 == r->npaths && r->toram) {
 			int copy = toram_copy(fd, (uint64_t)st.st_size, r->role);
 

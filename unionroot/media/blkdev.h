@@ -11,7 +11,7 @@
 #include "probe.h"
 #include "spec.h"
 
-#define BLKDEV_MAX 64
+#define BLKDEV_MAX 128 /* a phone: 40 partitions and more on one eMMC */
 
 struct blkdev {
 	char name[32];          /* "vda1" */
