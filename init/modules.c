@@ -26,6 +26,9 @@
 #define PARAMS_MAX 1024
 #define MODPARAMS_MAX 64
 #define ALIAS_MAX (192 * 1024)
+#define ALIASES_MAX 3072
+#define MODULES_MAX 512
+#define SOFTDEPS_MAX 64
 
 static struct {
 	char list[LIST_MAX];
@@ -34,12 +37,15 @@ static struct {
 	char builtin[BUILTIN_MAX];
 	char alias[ALIAS_MAX];
 	char cpu[4096];            /* the CPU's modalias: which features it has */
+	struct modalias_entry alias_e[ALIASES_MAX];
 	struct modalias ma;
 	unsigned hw_loaded, hw_failed;
 	char cmdline[CMDLINE_MAX + 1];
+	struct moddep_entry dep_e[MODULES_MAX];
+	struct softdep_entry softdep_e[SOFTDEPS_MAX];
 	struct moddep md;
-	unsigned order[MODDEP_MAX];
-	unsigned char loaded[MODDEP_MAX];
+	unsigned order[MODULES_MAX];
+	unsigned char loaded[MODULES_MAX];
 	char dir[128];
 	int ready;
 	int builtin_read;
@@ -275,7 +281,7 @@ static void load_list(enum mod_need need, unsigned *loaded, unsigned *failed, un
 		}
 		if (rc < 0 && need != NEED_BOOT)
 			continue;
-		rc = moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX);
+		rc = moddep_resolve(&m.md, name, m.order, &count, MODULES_MAX);
 		if (rc == -ENOENT && is_builtin(name, n)) {
 			(*builtin)++;
 		} else if (rc < 0) {
@@ -309,10 +315,12 @@ static void read_aliases(void)
 
 	if (read_index(m.dir, "modules.alias", m.alias, sizeof(m.alias), 0) < 0)
 		return;
+	m.ma.e = m.alias_e;
+	m.ma.cap = ALIASES_MAX;
 	rc = modalias_parse(&m.ma, m.alias);
 	if (rc < 0)
-		log_err("%s/modules.alias has more than %d aliases; the rest are not matched",
-			m.dir, MODALIAS_MAX);
+		log_err("%s/modules.alias has %u aliases, more than the %u a boot holds; the last %u are not matched",
+			m.dir, m.ma.n + m.ma.dropped, m.ma.cap, m.ma.dropped);
 	n = sys_read_file("/sys/devices/system/cpu/modalias", m.cpu, sizeof(m.cpu));
 	if (n < 0) /* no CPU modalias (not x86): no cpu: alias can match */
 		m.cpu[0] = '\0';
@@ -353,7 +361,7 @@ unsigned modules_for_device(const char *modalias, const char *devpath)
 
 		log_debug("module %s for %s: its alias %s matches %s", name, devpath,
 			  m.ma.e[i].pattern, modalias);
-		if (moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX) < 0)
+		if (moddep_resolve(&m.md, name, m.order, &count, MODULES_MAX) < 0)
 			continue; /* the index names only what is carried */
 		load_order(m.order, count, &loaded, &failed);
 		/* bound now: a generic driver that also matches (ata_generic
@@ -386,8 +394,17 @@ void modules_load(struct boot *b)
 	if (read_index(dir, "modules.dep", m.dep, sizeof(m.dep), 1) < 0)
 		return;
 	IGNORE(read_index(dir, "modules.softdep", m.softdep, sizeof(m.softdep), 0)); /* optional */
+	m.md.e = m.dep_e;
+	m.md.cap = MODULES_MAX;
+	m.md.s = m.softdep_e;
+	m.md.scap = SOFTDEPS_MAX;
 	rc = moddep_parse(&m.md, m.dep, m.softdep);
-	if (rc < 0) {
+	if (rc == -E2BIG)
+		log_err("%s/modules.dep has %u modules and %u softdeps, more than the %u and %u a boot holds; "
+			"the last %u and %u are left out",
+			dir, m.md.n + m.md.dropped, m.md.ns + m.md.sdropped, m.md.cap, m.md.scap,
+			m.md.dropped, m.md.sdropped);
+	else if (rc < 0) {
 		log_err("%s/modules.dep is malformed (%s); no modules will be loaded", dir,
 			strerror(-rc));
 		return;
@@ -443,7 +460,7 @@ static void load_names(const char *names, unsigned *order, unsigned max)
 void modules_by_name(const char *names)
 {
 	if (m.ready)
-		load_names(names, m.order, MODDEP_MAX);
+		load_names(names, m.order, MODULES_MAX);
 }
 
 void modules_for_fs(struct boot *b, const char *type)
@@ -453,9 +470,9 @@ void modules_for_fs(struct boot *b, const char *type)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(fs_modules); i++) {
 		if (strcmp(fs_modules[i].type, type) == 0) {
-			load_names(fs_modules[i].modules, m.order, MODDEP_MAX);
+			load_names(fs_modules[i].modules, m.order, MODULES_MAX);
 			return;
 		}
 	}
-	load_names(type, m.order, MODDEP_MAX);
+	load_names(type, m.order, MODULES_MAX);
 }
