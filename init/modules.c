@@ -20,29 +20,26 @@
 #include "sbuf.h"
 #include "sys.h"
 
-#define LIST_MAX 4096
-#define DEP_MAX (64 * 1024)
-#define BUILTIN_MAX (128 * 1024)
 #define PARAMS_MAX 1024
 #define MODPARAMS_MAX 64
-#define ALIAS_MAX (192 * 1024)
+/* The largest index file (or board's list) a boot reads: each is read once
+ * into memory of its own size, and its table is sized by its lines. A
+ * distribution kernel's whole modules.alias is a small part of it, and
+ * tools/mkinitramfs refuses a pool with a larger one (its INDEX_MAX). */
+#define INDEX_MAX (16 << 20)
+#define INDEX_MAX_TEXT "16 MiB"
 
 static struct {
-	char list[LIST_MAX];
-	char dep[DEP_MAX];
-	char softdep[LIST_MAX * 2];
-	char builtin[BUILTIN_MAX];
-	char alias[ALIAS_MAX];
+	char *list, *dep, *softdep, *builtin, *alias;
 	char cpu[4096];            /* the CPU's modalias: which features it has */
 	struct modalias ma;
 	unsigned hw_loaded, hw_failed;
 	char cmdline[CMDLINE_MAX + 1];
 	struct moddep md;
-	unsigned order[MODDEP_MAX];
-	unsigned char loaded[MODDEP_MAX];
+	unsigned *order;           /* md.n entries each */
+	unsigned char *loaded;
 	char dir[128];
 	int ready;
-	int builtin_read;
 	/* modname.param[=value] from the command line, split once */
 	struct {
 		const char *key, *val;
@@ -64,7 +61,8 @@ static const struct {
 	{ "msdos", "msdos nls_cp437" },
 };
 
-static int read_index(const char *dir, const char *file, char *buf, size_t cap, int required);
+static int read_index(const char *dir, const char *file, int required, char **text,
+		      size_t per_line, void **table);
 static void load_names(const char *names, unsigned *order, unsigned max);
 
 /* A module not found in the initramfs is in its module pack (the board's
@@ -92,14 +90,12 @@ static int open_packed(const char *rel)
 /* modules.builtin is only read when a listed name is not in modules.dep. */
 static int is_builtin(const char *name, size_t len)
 {
-	const char *p = m.builtin;
-
-	if (!m.builtin_read) {
-		m.builtin_read = 1;
-		IGNORE(read_index(m.dir, "modules.builtin", m.builtin, sizeof(m.builtin), 0)); /* optional */
-	}
-
+	const char *p;
 	struct line l;
+
+	if (!m.builtin)
+		IGNORE(read_index(m.dir, "modules.builtin", 0, &m.builtin, 0, NULL)); /* optional */
+	p = m.builtin;
 
 	while (line_next(&p, &l)) {
 		const char *base = l.s, *dot;
@@ -234,23 +230,33 @@ static const char *next_name(const char *p, char *name, size_t cap)
 	return p + n;
 }
 
-static int read_index(const char *dir, const char *file, char *buf, size_t cap, int required)
+/* dir/file into *text ("" when it cannot be read) and, when per_line is
+ * not 0, a zeroed table of per_line bytes a line into *table: no entry
+ * parsed from a line is left out. The number of lines, or -errno (logged
+ * but for a missing optional file). */
+static int read_index(const char *dir, const char *file, int required, char **text,
+		      size_t per_line, void **table)
 {
+	static char none[1];
 	char path[256];
-	ssize_t n;
+	ssize_t n = -ENAMETOOLONG;
 
-	buf[0] = '\0';
-	if (strfmt(path, sizeof(path), "%s/%s", dir, file) < 0)
-		return -ENAMETOOLONG;
-	n = sys_read_file(path, buf, cap);
-	if (n < 0 && (required || n != -ENOENT)) {
-		log_err("reading %s failed: %s; %s", path,
-			n == -EFBIG ? "file too large" : strerror((int)-n),
-			required ? "no modules will be loaded" : "ignoring it");
-		buf[0] = '\0';
-		return (int)n;
+	*text = none;
+	if (strfmt(path, sizeof(path), "%s/%s", dir, file) >= 0)
+		n = sys_map_text(path, INDEX_MAX, text);
+	if (n >= 0) {
+		n = (ssize_t)lines_count(*text);
+		/* + 1: never 0 bytes, which mmap refuses */
+		if (per_line && (*table = sys_map_anon((size_t)n * per_line + 1)) == NULL) {
+			*text = none;
+			n = -ENOMEM;
+		}
 	}
-	return 0;
+	if (n < 0 && (required || n != -ENOENT))
+		log_err("reading %s failed: %s; %s", path,
+			n == -EFBIG ? "larger than " INDEX_MAX_TEXT : strerror((int)-n),
+			required ? "no modules will be loaded" : "ignoring it");
+	return (int)n;
 }
 
 /* The board's modules that serve need, dependencies first; the others
@@ -275,7 +281,7 @@ static void load_list(enum mod_need need, unsigned *loaded, unsigned *failed, un
 		}
 		if (rc < 0 && need != NEED_BOOT)
 			continue;
-		rc = moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX);
+		rc = moddep_resolve(&m.md, name, m.order, &count, m.md.n);
 		if (rc == -ENOENT && is_builtin(name, n)) {
 			(*builtin)++;
 		} else if (rc < 0) {
@@ -304,17 +310,16 @@ void modules_for_need(enum mod_need need)
  * them no driver is chosen by the hardware, the board's list still loads. */
 static void read_aliases(void)
 {
-	ssize_t n;
-	int rc;
+	void *table;
+	int n = read_index(m.dir, "modules.alias", 0, &m.alias, sizeof(*m.ma.e), &table);
 
-	if (read_index(m.dir, "modules.alias", m.alias, sizeof(m.alias), 0) < 0)
+	if (n < 0)
 		return;
-	rc = modalias_parse(&m.ma, m.alias);
-	if (rc < 0)
-		log_err("%s/modules.alias has more than %d aliases; the rest are not matched",
-			m.dir, MODALIAS_MAX);
-	n = sys_read_file("/sys/devices/system/cpu/modalias", m.cpu, sizeof(m.cpu));
-	if (n < 0) /* no CPU modalias (not x86): no cpu: alias can match */
+	m.ma.e = table;
+	m.ma.cap = (unsigned)n;
+	IGNORE(modalias_parse(&m.ma, m.alias)); /* a line each: never -E2BIG */
+	/* no CPU modalias (not x86): no cpu: alias can match */
+	if (sys_read_file("/sys/devices/system/cpu/modalias", m.cpu, sizeof(m.cpu)) < 0)
 		m.cpu[0] = '\0';
 }
 
@@ -353,7 +358,7 @@ unsigned modules_for_device(const char *modalias, const char *devpath)
 
 		log_debug("module %s for %s: its alias %s matches %s", name, devpath,
 			  m.ma.e[i].pattern, modalias);
-		if (moddep_resolve(&m.md, name, m.order, &count, MODDEP_MAX) < 0)
+		if (moddep_resolve(&m.md, name, m.order, &count, m.md.n) < 0)
 			continue; /* the index names only what is carried */
 		load_order(m.order, count, &loaded, &failed);
 		/* bound now: a generic driver that also matches (ata_generic
@@ -372,9 +377,10 @@ void modules_load(struct boot *b)
 	struct utsname u;
 	char *dir = m.dir;
 	unsigned loaded = 0, failed = 0, builtin = 0, deferred = 0;
+	void *table;
 	int rc;
 
-	if (sys_read_file("/etc/unionroot/modules", m.list, sizeof(m.list)) < 0) {
+	if (read_index("/etc/unionroot", "modules", 0, &m.list, 0, NULL) < 0) {
 		log_info("no module list (/etc/unionroot/modules); relying on built-in drivers");
 		b->t_modules = sys_now_ms();
 		return;
@@ -383,10 +389,21 @@ void modules_load(struct boot *b)
 		log_err("cannot tell the kernel version; no modules will be loaded");
 		return;
 	}
-	if (read_index(dir, "modules.dep", m.dep, sizeof(m.dep), 1) < 0)
+	/* a module's entry, its place in an order and its loaded flag */
+	rc = read_index(dir, "modules.dep", 1, &m.dep,
+			sizeof(*m.md.e) + sizeof(*m.order) + sizeof(*m.loaded), &table);
+	if (rc < 0)
 		return;
-	IGNORE(read_index(dir, "modules.softdep", m.softdep, sizeof(m.softdep), 0)); /* optional */
-	rc = moddep_parse(&m.md, m.dep, m.softdep);
+	m.md.cap = (unsigned)rc;
+	m.md.e = table;
+	m.order = (unsigned *)(m.md.e + rc);
+	m.loaded = (unsigned char *)(m.order + rc);
+	rc = read_index(dir, "modules.softdep", 0, &m.softdep, sizeof(*m.md.s), &table);
+	if (rc >= 0) { /* optional */
+		m.md.scap = (unsigned)rc;
+		m.md.s = table;
+	}
+	rc = moddep_parse(&m.md, m.dep, m.softdep); /* a line each: never -E2BIG */
 	if (rc < 0) {
 		log_err("%s/modules.dep is malformed (%s); no modules will be loaded", dir,
 			strerror(-rc));
@@ -443,7 +460,7 @@ static void load_names(const char *names, unsigned *order, unsigned max)
 void modules_by_name(const char *names)
 {
 	if (m.ready)
-		load_names(names, m.order, MODDEP_MAX);
+		load_names(names, m.order, m.md.n);
 }
 
 void modules_for_fs(struct boot *b, const char *type)
@@ -453,9 +470,9 @@ void modules_for_fs(struct boot *b, const char *type)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(fs_modules); i++) {
 		if (strcmp(fs_modules[i].type, type) == 0) {
-			load_names(fs_modules[i].modules, m.order, MODDEP_MAX);
+			load_names(fs_modules[i].modules, m.order, m.md.n);
 			return;
 		}
 	}
-	load_names(type, m.order, MODDEP_MAX);
+	load_names(type, m.order, m.md.n);
 }

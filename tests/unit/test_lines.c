@@ -62,8 +62,19 @@ static void a_strict_file_needs_its_magic_first_and_every_line_whole(void)
 		  -EINVAL);
 }
 
+/* an index's table is sized by its lines: a last line without '\n' counts */
+static void lines_are_counted_as_the_walk_finds_them(void)
+{
+	CHECK_INT(lines_count(""), 0);
+	CHECK_INT(lines_count("\n"), 1);
+	CHECK_INT(lines_count("a"), 1);
+	CHECK_INT(lines_count("a\nb"), 2);
+	CHECK_INT(lines_count("a\n\nb\n"), 3);
+}
+
 UNIT_SUITE(lines,
 	   { "lines come out with their lengths", lines_come_out_with_their_lengths },
+	   { "lines are counted as the walk finds them", lines_are_counted_as_the_walk_finds_them },
 	   { "strict copies refuse cut and long lines", strict_copies_refuse_cut_and_long_lines },
 	   { "a strict file needs its magic first and every line whole",
 	     a_strict_file_needs_its_magic_first_and_every_line_whole });

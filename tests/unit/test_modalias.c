@@ -7,10 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lines.h"
 #include "modalias.h"
 #include "unit.h"
 
-static struct modalias ma;
+/* As PID 1 has it: a table as long as the file has lines, or a shorter
+ * one where a test says so. */
+static struct modalias_entry entries[5000];
+static struct modalias ma = { .e = entries, .cap = ARRAY_SIZE(entries) };
 
 static const char alias_text[] =
 	"# Aliases extracted from modules themselves.\n"
@@ -80,15 +84,46 @@ static void a_cpu_feature_module_loads_only_with_its_feature(void)
 	CHECK_INT(modalias_cpu_lacks(&ma, "crct10dif_pclmul", 16, ""), 1);
 }
 
-static void a_full_table_is_named(void)
+/* Storage plus two NIC families is 3099 aliases: a table of the old fixed
+ * 3072 keeps the first and counts the 27 it cannot hold, for the boot to
+ * say so. */
+static void a_full_table_counts_what_it_drops(void)
 {
-	static char text[(MODALIAS_MAX + 1) * 12 + 1];
-	char *p = text;
+	static char text[3099 * 24 + 1];
+	size_t off = 0;
+	int rc;
 
-	for (unsigned i = 0; i <= MODALIAS_MAX; i++)
-		p += strlen(strcpy(p, "alias a:* m\n"));
-	CHECK_INT(modalias_parse(&ma, text), -E2BIG);
-	CHECK_INT(ma.n, MODALIAS_MAX);
+	for (unsigned i = 0; i < 3099; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "alias a:%u m%u\n", i, i);
+	CHECK_INT(lines_count(text), 3099);
+	ma.cap = 3072;
+	rc = modalias_parse(&ma, text);
+	ma.cap = ARRAY_SIZE(entries);
+	CHECK_INT(rc, -E2BIG);
+	CHECK_INT(ma.n, 3072);
+	CHECK_INT(ma.dropped, 27);
+	CHECK_STR(first("a:3071"), "m3071");
+	CHECK_STR(first("a:3072"), "");
+	/* the next parse starts over */
+	parse();
+	CHECK_INT(ma.n, 10);
+	CHECK_INT(ma.dropped, 0);
+}
+
+/* Storage and two NIC families carry thousands of aliases: the last line
+ * of a 5000-alias modules.alias still finds its driver. */
+static void the_last_of_5000_aliases_is_matched(void)
+{
+	static char text[5000 * 56];
+	size_t off = 0;
+
+	for (unsigned i = 0; i < 5000; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+					"alias pci:v00008086d%08Xsv*sd*bc*sc*i* nic%u\n", i, i % 40);
+	CHECK_INT(lines_count(text), 5000);
+	CHECK_INT(modalias_parse(&ma, text), 0);
+	CHECK_INT(ma.n, 5000);
+	CHECK_STR(first("pci:v00008086d00001387sv00001AF4sd00001100bc02sc00i00"), "nic39");
 }
 
 static void a_uevent_gives_its_modalias_only_when_added(void)
@@ -147,7 +182,8 @@ UNIT_SUITE(modalias,
 	   { "every matching alias is found in turn", every_matching_alias_is_found_in_turn },
 	   { "a CPU-feature module loads only with its feature",
 	     a_cpu_feature_module_loads_only_with_its_feature },
-	   { "a full table is named", a_full_table_is_named },
+	   { "a full table counts what it drops", a_full_table_counts_what_it_drops },
+	   { "the last of 5000 aliases is matched", the_last_of_5000_aliases_is_matched },
 	   { "a uevent gives its modalias only when a device is added",
 	     a_uevent_gives_its_modalias_only_when_added },
 	   { "random patterns agree with fnmatch", random_patterns_agree_with_fnmatch });

@@ -3,8 +3,11 @@
  * them for the Debian kernel. */
 #include <errno.h>
 
+#include "lines.h"
 #include "moddep.h"
 #include "unit.h"
+
+#define POOL 700
 
 static const char dep_text[] =
 	"kernel/fs/ext4/ext4.ko: kernel/lib/crc16.ko kernel/fs/mbcache.ko kernel/fs/jbd2/jbd2.ko\n"
@@ -27,7 +30,11 @@ static const char softdep_text[] =
 	"softdep jbd2 pre: crc32c_generic\n"
 	"softdep virtio_blk pre: nosuchmodule post: overlay\n";
 
-static struct moddep md;
+/* As PID 1 has them: tables as long as the files have lines, or shorter
+ * ones where a test says so. */
+static struct moddep_entry entries[POOL];
+static struct softdep_entry softdeps[8];
+static struct moddep md = { .e = entries, .cap = POOL, .s = softdeps, .scap = ARRAY_SIZE(softdeps) };
 static char dep[sizeof(dep_text)], soft[sizeof(softdep_text)];
 
 static int load(void)
@@ -55,10 +62,10 @@ static int pos(const unsigned *order, unsigned count, const char *name)
 
 static void ext4_loads_after_its_dependencies_and_crc32c(void)
 {
-	unsigned order[MODDEP_MAX], count = 0;
+	unsigned order[POOL], count = 0;
 
 	CHECK_INT(load(), 0);
-	CHECK_INT(moddep_resolve(&md, "ext4", order, &count, MODDEP_MAX), 0);
+	CHECK_INT(moddep_resolve(&md, "ext4", order, &count, POOL), 0);
 	CHECK_INT(count, 6);
 	CHECK_STR(name_at(order, count - 1), "ext4");
 	CHECK(pos(order, count, "crc32c_generic") < pos(order, count, "jbd2"));
@@ -72,11 +79,11 @@ static void ext4_loads_after_its_dependencies_and_crc32c(void)
 
 static void shared_dependencies_load_once(void)
 {
-	unsigned order[MODDEP_MAX], count = 0;
+	unsigned order[POOL], count = 0;
 
 	CHECK_INT(load(), 0);
-	CHECK_INT(moddep_resolve(&md, "virtio_blk", order, &count, MODDEP_MAX), 0);
-	CHECK_INT(moddep_resolve(&md, "virtio", order, &count, MODDEP_MAX), 0);
+	CHECK_INT(moddep_resolve(&md, "virtio_blk", order, &count, POOL), 0);
+	CHECK_INT(moddep_resolve(&md, "virtio", order, &count, POOL), 0);
 	CHECK_INT(count, 4);
 	CHECK_STR(name_at(order, 0), "virtio_ring");
 	CHECK_STR(name_at(order, 1), "virtio");
@@ -94,13 +101,13 @@ static void dash_and_underscore_find_the_same_module(void)
 
 static void unknown_and_broken_entries_are_errors_not_crashes(void)
 {
-	unsigned order[MODDEP_MAX], count = 0;
+	unsigned order[POOL], count = 0;
 
 	CHECK_INT(load(), 0);
-	CHECK_INT(moddep_resolve(&md, "nosuch", order, &count, MODDEP_MAX), -ENOENT);
-	CHECK_INT(moddep_resolve(&md, "dangling", order, &count, MODDEP_MAX), -ENOENT);
+	CHECK_INT(moddep_resolve(&md, "nosuch", order, &count, POOL), -ENOENT);
+	CHECK_INT(moddep_resolve(&md, "dangling", order, &count, POOL), -ENOENT);
 	count = 0;
-	CHECK_INT(moddep_resolve(&md, "a", order, &count, MODDEP_MAX), -ELOOP);
+	CHECK_INT(moddep_resolve(&md, "a", order, &count, POOL), -ELOOP);
 	count = 0;
 	CHECK_INT(moddep_resolve(&md, "ext4", order, &count, 2), -E2BIG);
 }
@@ -117,14 +124,60 @@ static void malformed_index_lines_are_refused(void)
 	CHECK_INT(moddep_parse(&md, ok, badsoft), -EINVAL);
 }
 
-static void a_full_table_is_reported(void)
+/* A 634-module pool against a table of the old fixed 512: the first 512
+ * are kept and resolve, the 122 others are counted for the boot to say so. */
+static void a_full_table_keeps_what_fits_and_counts_the_rest(void)
 {
-	static char big[(MODDEP_MAX + 1) * 16];
+	static char big[634 * 24], hints[] = "softdep m1 pre: m600\nsoftdep m3 pre: m4\n";
+	unsigned order[POOL], count = 0;
+	size_t off = 0;
+	int rc;
+
+	off += (size_t)snprintf(big, sizeof(big), "m0.ko:\n");
+	for (int i = 1; i < 634; i++)
+		off += (size_t)snprintf(big + off, sizeof(big) - off, "m%d.ko: m%d.ko\n", i, i - 1);
+	md.cap = 512;
+	md.scap = 1;
+	rc = moddep_parse(&md, big, hints);
+	md.cap = POOL;
+	md.scap = ARRAY_SIZE(softdeps);
+	CHECK_INT(rc, -E2BIG);
+	CHECK_INT(md.n, 512);
+	CHECK_INT(md.dropped, 122);
+	CHECK_INT(md.ns, 1);
+	CHECK_INT(md.sdropped, 1);
+	/* m1's softdep names a module past the table: a hint, skipped */
+	CHECK_INT(moddep_resolve(&md, "m2", order, &count, POOL), 0);
+	CHECK_INT(count, 3);
+	CHECK_STR(name_at(order, 0), "m0");
+	CHECK_INT(moddep_find(&md, "m512", 4), -1);
+	/* the next parse starts over */
+	CHECK_INT(load(), 0);
+	CHECK_INT(md.dropped, 0);
+	CHECK_INT(md.sdropped, 0);
+}
+
+/* A pool of 700 modules: the last line's module and its dependencies
+ * resolve. */
+static void the_last_of_700_modules_resolves(void)
+{
+	static char big[700 * 48];
+	static unsigned order[POOL];
+	unsigned count = 0;
 	size_t off = 0;
 
-	for (int i = 0; i <= MODDEP_MAX; i++)
-		off += (size_t)snprintf(big + off, sizeof(big) - off, "m%d.ko:\n", i);
-	CHECK_INT(moddep_parse(&md, big, NULL), -E2BIG);
+	for (int i = 0; i < 699; i++)
+		off += (size_t)snprintf(big + off, sizeof(big) - off, "kernel/drivers/m%d.ko:\n", i);
+	snprintf(big + off, sizeof(big) - off,
+		 "kernel/drivers/m699.ko: kernel/drivers/m698.ko kernel/drivers/m0.ko\n");
+	CHECK_INT(lines_count(big), POOL);
+	CHECK_INT(moddep_parse(&md, big, NULL), 0);
+	CHECK_INT(md.n, POOL);
+	CHECK_INT(moddep_resolve(&md, "m699", order, &count, md.n), 0);
+	CHECK_INT(count, 3);
+	CHECK_STR(name_at(order, 0), "m0");
+	CHECK_STR(name_at(order, 1), "m698");
+	CHECK_STR(name_at(order, 2), "m699");
 }
 
 /* Every row of the need table, and what is needed at every boot. */
@@ -152,4 +205,6 @@ UNIT_SUITE(moddep,
 	   { "- and _ find the same module", dash_and_underscore_find_the_same_module },
 	   { "unknown and broken entries are errors, not crashes", unknown_and_broken_entries_are_errors_not_crashes },
 	   { "malformed index lines are refused", malformed_index_lines_are_refused },
-	   { "a full table is reported", a_full_table_is_reported });
+	   { "a full table keeps what fits and counts the rest",
+	     a_full_table_keeps_what_fits_and_counts_the_rest },
+	   { "the last of 700 modules resolves", the_last_of_700_modules_resolves });

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 /* The syscall layer's small answers: what exists without following a
- * symlink, a fork without libc's atfork machinery, the one clock. */
+ * symlink, a fork without libc's atfork machinery, the one clock, a file
+ * read into memory of its size. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lines.h"
 #include "sys.h"
 #include "unit.h"
 
@@ -105,9 +108,45 @@ static void fcntl_answers_and_sets_flags(void)
 	CHECK_INT(sys_fcntl(fd, F_GETFD, 0), -EBADF);
 }
 
+/* PID 1 reads a module index once, into memory of the file's size: a
+ * modules.alias of 5000 lines (larger than any buffer it had) comes whole;
+ * one over the bound is refused by name, the caller's text left as it was */
+static void an_index_is_read_into_memory_of_its_size(void)
+{
+	char path[512], *text = NULL, *keep = "kept";
+	FILE *f;
+	long size;
+
+	snprintf(path, sizeof(path), "%s/modules.alias", unit_tmpdir());
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	for (unsigned i = 0; i < 5000; i++)
+		fprintf(f, "alias pci:v00008086d%08Xsv*sd*bc*sc*i* nic%u\n", i, i % 40);
+	size = ftell(f);
+	CHECK_INT(fclose(f), 0);
+	CHECK(size > 192 * 1024);
+	CHECK_INT(sys_map_text(path, (size_t)size, &text), size);
+	CHECK(text != NULL);
+	CHECK_INT(strlen(text), size);
+	CHECK_INT(lines_count(text), 5000);
+	CHECK(strcmp(text + size - 49, "alias pci:v00008086d00001387sv*sd*bc*sc*i* nic39\n") == 0);
+	text = keep;
+	CHECK_INT(sys_map_text(path, (size_t)size - 1, &text), -EFBIG);
+	CHECK(text == keep);
+	snprintf(path, sizeof(path), "%s/missing", unit_tmpdir());
+	CHECK_INT(sys_map_text(path, 1 << 20, &text), -ENOENT);
+	CHECK(text == keep);
+	/* an empty file is an empty text, in memory of its own */
+	snprintf(path, sizeof(path), "%s/empty", unit_tmpdir());
+	CHECK_INT(close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)), 0);
+	CHECK_INT(sys_map_text(path, 1 << 20, &text), 0);
+	CHECK(text != keep && text[0] == '\0');
+}
+
 UNIT_SUITE(sys, { "a symlink exists whether or not it resolves",
 		  a_symlink_exists_whether_or_not_it_resolves },
 	   { "a forked child runs and is reaped", a_forked_child_runs_and_is_reaped },
 	   { "the clock is CLOCK_BOOTTIME in milliseconds", the_clock_is_boottime_in_milliseconds },
 	   { "times and modes land where they are aimed", times_and_modes_land_where_they_are_aimed },
-	   { "fcntl answers and sets flags", fcntl_answers_and_sets_flags });
+	   { "fcntl answers and sets flags", fcntl_answers_and_sets_flags },
+	   { "an index is read into memory of its size", an_index_is_read_into_memory_of_its_size });

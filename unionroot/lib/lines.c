@@ -20,6 +20,15 @@ int line_next(const char **p, struct line *l)
 	return 1;
 }
 
+size_t lines_count(const char *text)
+{
+	size_t n = 0;
+
+	for (const char *nl; (nl = strchr(text, '\n')) != NULL; text = nl + 1)
+		n++;
+	return n + (*text != '\0');
+}
+
 int line_copy_strict(const struct line *l, char *buf, size_t cap)
 {
 	if (!l->terminated || l->len >= cap)

@@ -17,6 +17,9 @@ struct line {
 
 /* The next line of *p; advances *p past it. 1, or 0 at the end of the text. */
 int line_next(const char **p, struct line *l);
+/* How many lines text holds, a last one without '\n' included: no index
+ * parsed from text has more entries, so its table is sized by this. */
+size_t lines_count(const char *text);
 /* Copies a terminated line into buf (cap bytes) as a string. 0, or -EINVAL
  * for an unterminated or too long line: state files are all or nothing. */
 int line_copy_strict(const struct line *l, char *buf, size_t cap) WUR;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -267,6 +268,35 @@ ssize_t sys_read_fd(int fd, char *buf, size_t cap)
 		}
 		len += (size_t)n;
 	}
+}
+
+void *sys_map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+ssize_t sys_map_text(const char *path, size_t max, char **text)
+{
+	struct stat st = { 0 }; /* the analyzer cannot tell that fd >= 0 filled it */
+	size_t cap;
+	ssize_t n;
+	char *buf;
+	int fd = sys_file_open(AT_FDCWD, path, O_RDONLY, &st);
+
+	if (fd < 0)
+		return fd;
+	/* a file larger than max (or grown since) fills cap: -EFBIG */
+	cap = ((uint64_t)st.st_size < max ? (size_t)st.st_size : max) + 1;
+	buf = sys_map_anon(cap);
+	n = buf ? sys_read_fd(fd, buf, cap) : -ENOMEM;
+	close(fd);
+	if (n >= 0)
+		*text = buf;
+	else if (buf)
+		munmap(buf, cap);
+	return n;
 }
 
 ssize_t sys_read_fileat(int dir, const char *path, char *buf, size_t cap)

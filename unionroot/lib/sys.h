@@ -77,6 +77,13 @@ ssize_t sys_read_file(const char *path, char *buf, size_t cap) WUR;
 ssize_t sys_read_fileat(int dir, const char *path, char *buf, size_t cap) WUR;
 /* The same from an open fd, from where it is. */
 ssize_t sys_read_fd(int fd, char *buf, size_t cap) WUR;
+/* Memory of len bytes, zeroed, in a mapping of its own (PID 1 has no
+ * malloc; the exec of the real init frees it): NULL when there is none. */
+void *sys_map_anon(size_t len);
+/* The regular file path read whole into memory of its size (sys_map_anon),
+ * NUL-terminated, into *text: its length, or -errno with *text as it was
+ * (-EFBIG when the file is larger than max bytes). */
+ssize_t sys_map_text(const char *path, size_t max, char **text) WUR;
 /* Writes buf to path: new file, fsync, rename over, fsync the directory. */
 int sys_write_file_atomic(int dir, const char *name, const char *buf, size_t len,
 			  mode_t mode) WUR;

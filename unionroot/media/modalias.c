@@ -27,6 +27,7 @@ int modalias_parse(struct modalias *a, char *text)
 	char *p = text;
 
 	a->n = 0;
+	a->dropped = 0;
 	while (*p) {
 		char *line = p, *kw, *pat, *mod, *end = strchr(p, '\n');
 
@@ -41,13 +42,15 @@ int modalias_parse(struct modalias *a, char *text)
 		mod = pat ? next_word(&line) : NULL;
 		if (!mod || strcmp(kw, "alias") != 0)
 			continue;
-		if (a->n == MODALIAS_MAX)
-			return -E2BIG;
+		if (a->n == a->cap) {
+			a->dropped++;
+			continue;
+		}
 		a->e[a->n].pattern = pat;
 		a->e[a->n].module = mod;
 		a->n++;
 	}
-	return 0;
+	return a->dropped ? -E2BIG : 0;
 }
 
 /* glob_match is fnmatch with FNM_PERIOD; a modalias never starts with a

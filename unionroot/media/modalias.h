@@ -9,20 +9,23 @@
 
 #include "defs.h"
 
-#define MODALIAS_MAX 3072
-
 struct modalias_entry {
 	const char *pattern; /* "pci:v00008086d*sv*sd*bc01sc06i01*" */
 	const char *module;  /* "ahci" */
 };
 
+/* The table is the caller's, sized by the text's lines (lines_count): a
+ * pool has thousands of aliases, and PID 1 reads the file once. */
 struct modalias {
-	struct modalias_entry e[MODALIAS_MAX];
+	struct modalias_entry *e; /* cap entries */
+	unsigned cap;
 	unsigned n;
+	unsigned dropped;         /* alias lines past cap, not in the table */
 };
 
-/* Parses "alias PATTERN MODULE" lines in place; comments and other lines
- * are skipped. 0, or -E2BIG when the table is full (what fits is kept). */
+/* Parses "alias PATTERN MODULE" lines in place into a->e; comments and
+ * other lines are skipped. 0, or -E2BIG when more than a->cap lines are
+ * aliases: the first cap are kept, a->dropped counts the others. */
 int modalias_parse(struct modalias *a, char *text) WUR;
 /* The index of the first entry from index `from` on whose pattern matches
  * the device's modalias, or -1. */

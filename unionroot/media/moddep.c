@@ -49,8 +49,10 @@ static int parse_softdep_line(struct moddep *m, char *line)
 
 	if (strncmp(line, "softdep", 7) != 0 || (line[7] != ' ' && line[7] != '\t'))
 		return 0; /* comments and other verbs */
-	if (m->ns >= SOFTDEP_MAX)
-		return -E2BIG;
+	if (m->ns == m->scap) {
+		m->sdropped++;
+		return 0;
+	}
 	name = skip_blank(line + 7);
 	p = name + strcspn(name, " \t");
 	if (p == name)
@@ -92,6 +94,8 @@ int moddep_parse(struct moddep *m, char *dep_text, char *softdep_text)
 
 	m->n = 0;
 	m->ns = 0;
+	m->dropped = 0;
+	m->sdropped = 0;
 	while ((line = next_line(&dep_text)) != NULL) {
 		char *colon;
 		struct moddep_entry *e;
@@ -101,8 +105,10 @@ int moddep_parse(struct moddep *m, char *dep_text, char *softdep_text)
 		colon = strchr(line, ':');
 		if (!colon || colon == line)
 			return -EINVAL;
-		if (m->n >= MODDEP_MAX)
-			return -E2BIG;
+		if (m->n == m->cap) {
+			m->dropped++;
+			continue;
+		}
 		e = &m->e[m->n++];
 		*colon = '\0';
 		e->path = line;
@@ -114,7 +120,7 @@ int moddep_parse(struct moddep *m, char *dep_text, char *softdep_text)
 		if (rc < 0)
 			return rc;
 	}
-	return 0;
+	return m->dropped || m->sdropped ? -E2BIG : 0;
 }
 
 int moddep_find(const struct moddep *m, const char *name, size_t len)

@@ -9,8 +9,6 @@
 
 #include "defs.h"
 
-#define MODDEP_MAX 512
-#define SOFTDEP_MAX 64
 #define MODDEP_DEPTH 32
 
 struct moddep_entry {
@@ -26,21 +24,25 @@ struct softdep_entry {
 	const char *post;
 };
 
+/* The tables are the caller's, sized by the texts' lines (lines_count): a
+ * pool has hundreds of modules, and PID 1 reads the files once. */
 struct moddep {
-	struct moddep_entry e[MODDEP_MAX];
-	unsigned n;
-	struct softdep_entry s[SOFTDEP_MAX];
-	unsigned ns;
+	struct moddep_entry *e;   /* cap entries */
+	unsigned cap, n, dropped; /* dropped: modules past cap, not in e */
+	struct softdep_entry *s;  /* scap entries */
+	unsigned scap, ns, sdropped;
 };
 
-/* Parses both texts in place (softdep may be NULL). 0, or -E2BIG when a
- * table is full, or -EINVAL for a line that is not "path: deps". */
+/* Parses both texts in place (softdep may be NULL). 0, -EINVAL for a line
+ * that is not "path: deps", or -E2BIG when a table is full: the first
+ * entries are kept, dropped and sdropped count the others. */
 int moddep_parse(struct moddep *m, char *dep_text, char *softdep_text) WUR;
 /* Index of the module called name[0..len), or -1. */
 int moddep_find(const struct moddep *m, const char *name, size_t len);
 /* Appends to order[] (indexes into m->e) what loading `name` takes, in load
- * order, skipping what order[] already holds. 0, -ENOENT (unknown name),
- * -ELOOP (dependency cycle deeper than MODDEP_DEPTH), -E2BIG (order full). */
+ * order, skipping what order[] already holds: m->n entries hold them all.
+ * 0, -ENOENT (unknown name), -ELOOP (dependency cycle deeper than
+ * MODDEP_DEPTH), -E2BIG (order full). */
 int moddep_resolve(const struct moddep *m, const char *name, unsigned *order,
 		   unsigned *count, unsigned max) WUR;
 
