@@ -128,7 +128,7 @@ void status_write(struct boot *b)
 
 void status_handoff(struct boot *b)
 {
-	char line[160];
+	char line[RECORD_TAIL_MAX];
 	int fd, rc;
 
 	/* Rss from smaps_rollup walks the page tables; VmHWM in /proc/self/status

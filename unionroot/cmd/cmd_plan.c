@@ -85,7 +85,7 @@ static void print_devices(void)
  * value as stored, escaped. */
 static void print_left(void)
 {
-	static char text[RECORD_MAX];
+	static char text[RECORD_MAX + RECORD_TAIL_MAX];
 	const char *p = text;
 	struct record_line l;
 

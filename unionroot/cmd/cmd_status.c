@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* unionroot status: this boot's record from /run/unionroot/status, plus what
  * is live: usage of the writable branch, a pending reset, the boot counter.
- * --json prints the same keys as one JSON object (values as strings,
- * message= lines as an array "messages"). */
+ * Lines as the record stores them (values escaped, lib/record.h); --json
+ * prints the same keys as one JSON object (values as strings, message=
+ * lines as an array "messages"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -35,10 +36,11 @@ static void put_out(void *ctx, const char *s, size_t n)
 	out("%.*s", (int)n, s);
 }
 
+/* KEY=VALUE, the value escaped as the record stores it: one line whatever
+ * it holds */
 static void print_line(const char *key, size_t key_len, const char *val, size_t val_len)
 {
-	record_escape(put_out, NULL, key, key_len);
-	out("=");
+	out("%.*s=", (int)key_len, key);
 	record_escape(put_out, NULL, val, val_len);
 	out("\n");
 }
@@ -52,7 +54,7 @@ static void field(struct out *o, const char *key, const char *val)
 }
 
 /* a value of the record, decoded */
-static char record_val[RECORD_MAX];
+static char record_val[RECORD_MAX + RECORD_TAIL_MAX];
 
 /* The boot record: its lines as they are stored, or the JSON fields. */
 static void boot_record(struct out *o, const char *text)
@@ -158,7 +160,7 @@ static void live(struct out *o, unsigned warnfull, int persistent)
 
 int cmd_status(int argc, char **argv)
 {
-	static char text[RECORD_MAX];
+	static char text[RECORD_MAX + RECORD_TAIL_MAX];
 	struct json_obj json;
 	struct out o = { NULL };
 	const char *w = record_val;
