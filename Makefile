@@ -182,6 +182,9 @@ $(BUILD)/host/%.o: %.c $(HDRS)
 	$(if $(Q),@echo "  HOSTCC  $<")
 	$(Q)$(HOSTCC) $(HCFLAGS) -c $< -o $@
 
+# the JSON checker the status fuzzer and the unit tests share
+$(BUILD)/host/tests/unit/test_json.o: tests/fuzz/jsoncheck.h
+
 $(BUILD)/host/unit-tests: $(H_UNIT) $(H_LIB)
 	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
 

@@ -2,8 +2,8 @@
 /* unionroot status: this boot's record from /run/unionroot/status, plus what
  * is live: usage of the writable branch, a pending reset, the boot counter.
  * Lines as the record stores them (values escaped, lib/record.h); --json
- * prints the same keys as one JSON object (values as strings, message=
- * lines as an array "messages"). */
+ * prints the same keys once each as one JSON object (values as strings,
+ * message= lines as an array "messages", cmd/json.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -161,7 +161,7 @@ static void live(struct out *o, unsigned warnfull, int persistent)
 int cmd_status(int argc, char **argv)
 {
 	static char text[RECORD_MAX + RECORD_TAIL_MAX];
-	struct json_obj json;
+	static struct json_obj json;
 	struct out o = { NULL };
 	const char *w = record_val;
 	uint64_t warnfull = 0;
