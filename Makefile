@@ -182,6 +182,9 @@ $(BUILD)/host/%.o: %.c $(HDRS)
 	$(if $(Q),@echo "  HOSTCC  $<")
 	$(Q)$(HOSTCC) $(HCFLAGS) -c $< -o $@
 
+# the JSON checker the status fuzzer and the unit tests share
+$(BUILD)/host/tests/unit/test_json.o: tests/fuzz/jsoncheck.h
+
 $(BUILD)/host/unit-tests: $(H_UNIT) $(H_LIB)
 	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
 
@@ -284,7 +287,8 @@ clean:
 # ---------------------------------------------------------------------------
 # Fuzzing: libFuzzer targets tests/fuzz/<target>.c over the parsers of
 # untrusted input (superblocks, partition tables, config and command line,
-# modules.dep, the copy-up manifest, the control state files).
+# modules.dep, the copy-up manifest, the control state files), and the
+# status record with its JSON.
 # "make fuzz FUZZTIME=10" runs each target that many seconds from its corpus
 # (tests/fuzz/corpus/<target>/; new inputs go to build/fuzz/corpus-<target>).
 FUZZCC    ?= clang
@@ -307,6 +311,8 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libunionroot.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  FUZZCC  $@")
 	$(Q)$(FUZZCC) $(FUZZBASE) -fsanitize=fuzzer $< $(BUILD)/fuzz/libunionroot.a -o $@
+
+$(BUILD)/fuzz/fuzz_status: tests/fuzz/jsoncheck.h
 
 fuzz: $(addprefix $(BUILD)/fuzz/,$(FUZZ_TGT))
 	$(Q)for t in $(FUZZ_TGT); do \

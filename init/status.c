@@ -10,6 +10,7 @@
 #include "boot.h"
 #include "lines.h"
 #include "log.h"
+#include "record.h"
 #include "sbuf.h"
 #include "spec.h"
 #include "sys.h"
@@ -41,69 +42,72 @@ static void add_driver(struct sbuf *sb, const char *key, const char *dev)
 	memcpy(name, dev, n);
 	name[n] = '\0';
 	if (blkdev_driver(name, module, sizeof(module)) == 0)
-		sbuf_addf(sb, "%s=%s\n", key, module);
+		record_addf(sb, "%s=%s", key, module);
 }
 
 void status_write(struct boot *b)
 {
-	static char text[8192];
+	static char text[RECORD_MAX];
 	struct sbuf sb;
 	char spec[SPEC_VALUE_MAX + 16];
 	int dir;
 
 	sbuf_init(&sb, text, sizeof(text));
-	sbuf_addf(&sb, "backend=%s\n", b->backend ? b->backend : "none");
+	record_addf(&sb, "backend=%s", b->backend ? b->backend : "none");
 	for (unsigned i = 0; i < b->nlower; i++) {
 		IGNORE(spec_format(&b->lower[i], spec, sizeof(spec))); /* cut is fine here */
-		sbuf_addf(&sb, "lower%u=%s %s %s " RUNDIR "/lower/%u\n", i + 1, spec,
-			  b->lower_dev[i], b->lower_type[i], i);
+		record_addf(&sb, "lower%u=%s %s %s " RUNDIR "/lower/%u", i + 1, spec,
+			    b->lower_dev[i], b->lower_type[i], i);
 		if (b->lower_via[i][0])
-			sbuf_addf(&sb, "lower%u_image=%s\n", i + 1, b->lower_via[i]);
-		sbuf_addf(&sb, "lower%u_verity=%s\n", i + 1,
-			  b->lower_verity[i][0] ? b->lower_verity[i] : "off (union.verity not set)");
+			record_addf(&sb, "lower%u_image=%s", i + 1, b->lower_via[i]);
+		record_addf(&sb, "lower%u_verity=%s", i + 1,
+			    b->lower_verity[i][0] ? b->lower_verity[i] : "off (union.verity not set)");
 		IGNORE(strfmt(spec, sizeof(spec), "lower%u_driver", i + 1)); /* fits */
 		add_driver(&sb, spec, b->lower_via[i][0] ? b->lower_via[i] : b->lower_dev[i]);
 	}
 	if (b->upper_kind == UPPER_DEVICE) {
 		IGNORE(spec_format(&b->upper, spec, sizeof(spec))); /* cut is fine here */
-		sbuf_addf(&sb, "upper=%s %s %s " RWDIR "\n", spec, b->upper_dev, b->upper_type);
+		record_addf(&sb, "upper=%s %s %s " RWDIR, spec, b->upper_dev, b->upper_type);
 		if (b->upper_via[0])
-			sbuf_addf(&sb, "upper_image=%s\n", b->upper_via);
+			record_addf(&sb, "upper_image=%s", b->upper_via);
 		add_driver(&sb, "upper_driver", b->upper_dev);
 	} else if (b->upper_kind == UPPER_TMPFS) {
-		sbuf_add(&sb, "upper=tmpfs - tmpfs " RWDIR "\n");
+		record_addf(&sb, "upper=tmpfs - tmpfs " RWDIR);
 	} else {
-		sbuf_add(&sb, "upper=none\n");
+		record_addf(&sb, "upper=none");
 	}
-	sbuf_addf(&sb, "upper_state=%s\n", b->upper_state);
-	sbuf_addf(&sb, "drivers_left=%s\n", modules_left()[0] ? modules_left() : "none");
+	record_addf(&sb, "upper_state=%s", b->upper_state);
+	record_addf(&sb, "drivers_left=%s", modules_left()[0] ? modules_left() : "none");
 	if (b->root_flags)
-		sbuf_addf(&sb, "root_flags=%s\n",
-			  b->root_flags & MS_NOSUID ? "nodev,nosuid" : "nodev");
-	sbuf_addf(&sb, "warnfull=%d\n", b->cfg.warnfull);
-	sbuf_addf(&sb, "overlay_options=%s\n", b->overlay_opts);
-	sbuf_addf(&sb, "reset=%s\n", b->reset_applied ? "applied" : "none");
-	if (b->reset_applied)
-		sbuf_addf(&sb, "reset_why=%s\nreset_kept=%u\nreset_refused=%u\n", b->reset_why,
-			  b->reset_kept, b->reset_refused);
-	sbuf_addf(&sb, "failsafe=%s\n", b->failsafe[0] ? b->failsafe : "no");
+		record_addf(&sb, "root_flags=%s",
+			    b->root_flags & MS_NOSUID ? "nodev,nosuid" : "nodev");
+	record_addf(&sb, "warnfull=%d", b->cfg.warnfull);
+	record_addf(&sb, "overlay_options=%s", b->overlay_opts);
+	record_addf(&sb, "reset=%s", b->reset_applied ? "applied" : "none");
+	if (b->reset_applied) {
+		record_addf(&sb, "reset_why=%s", b->reset_why);
+		record_addf(&sb, "reset_kept=%u", b->reset_kept);
+		record_addf(&sb, "reset_refused=%u", b->reset_refused);
+	}
+	record_addf(&sb, "failsafe=%s", b->failsafe[0] ? b->failsafe : "no");
 	if (b->failsafe[0] || b->session_layer)
-		sbuf_add(&sb, "saved=" SAVEDIR "\n");
-	sbuf_addf(&sb, "maxfails=%d\nboots_at_boot=%u\n", b->cfg.maxfails, b->boots);
+		record_addf(&sb, "saved=" SAVEDIR);
+	record_addf(&sb, "maxfails=%d", b->cfg.maxfails);
+	record_addf(&sb, "boots_at_boot=%u", b->boots);
 	for (unsigned i = 0; i < b->nlower_id; i++)
-		sbuf_addf(&sb, "lower%u_id=%s\n", i + 1, b->lower_id[i]);
-	sbuf_addf(&sb, "lower_changed=%s\n", b->lower_changed ? "yes" : "no");
+		record_addf(&sb, "lower%u_id=%s", i + 1, b->lower_id[i]);
+	record_addf(&sb, "lower_changed=%s", b->lower_changed ? "yes" : "no");
 	if (b->upgrade[0])
-		sbuf_addf(&sb, "upgrade=%s\n", b->upgrade);
-	sbuf_addf(&sb, "pid1_ms=%llu modules=%llu devices=%llu mounts=%llu\n",
-		  (unsigned long long)(sys_now_ms() - b->t_start),
-		  (unsigned long long)(b->t_modules - b->t_start),
-		  (unsigned long long)(b->t_devices - b->t_modules),
-		  (unsigned long long)(b->t_mounts - b->t_devices));
+		record_addf(&sb, "upgrade=%s", b->upgrade);
+	record_addf(&sb, "pid1_ms=%llu modules=%llu devices=%llu mounts=%llu",
+		    (unsigned long long)(sys_now_ms() - b->t_start),
+		    (unsigned long long)(b->t_modules - b->t_start),
+		    (unsigned long long)(b->t_devices - b->t_modules),
+		    (unsigned long long)(b->t_mounts - b->t_devices));
 	if (b->fsck_ms)
-		sbuf_addf(&sb, "fsck_ms=%llu\n", (unsigned long long)b->fsck_ms);
+		record_addf(&sb, "fsck_ms=%llu", (unsigned long long)b->fsck_ms);
 	for (unsigned i = 0; i < log_kept_count(); i++)
-		sbuf_addf(&sb, "message=%s\n", log_kept(i));
+		record_addf(&sb, "message=%s", log_kept(i));
 	b->memfree_before = proc_kib("/proc/meminfo", "MemFree");
 	if (sbuf_done(&sb) < 0)
 		log_warn("the status is longer than %zu bytes; %s/status is cut", sizeof(text), RUNDIR);
@@ -124,7 +128,7 @@ void status_write(struct boot *b)
 
 void status_handoff(struct boot *b)
 {
-	char line[160];
+	char line[RECORD_TAIL_MAX];
 	int fd, rc;
 
 	/* Rss from smaps_rollup walks the page tables; VmHWM in /proc/self/status

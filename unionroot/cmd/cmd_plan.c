@@ -14,12 +14,12 @@
 #include "cli.h"
 #include "config.h"
 #include "identity.h"
-#include "lines.h"
 #include "media.h"
 #include "mtd.h"
 #include "out.h"
 #include "overlay.h"
 #include "plan.h"
+#include "record.h"
 #include "sbuf.h"
 #include "spec.h"
 #include "state.h"
@@ -81,18 +81,19 @@ static void print_devices(void)
 }
 
 /* The drivers this boot left to the real init (union.drivers=boot), from
- * its status record: hardware present that no medium was found on. */
+ * its status record: hardware present that no medium was found on. The
+ * value as stored, escaped. */
 static void print_left(void)
 {
-	static char text[8192];
+	static char text[RECORD_MAX + RECORD_TAIL_MAX];
 	const char *p = text;
-	struct line l;
+	struct record_line l;
 
 	if (sys_read_file(RUNTIME_DIR "/status", text, sizeof(text)) < 0)
 		return; /* not booted by unionroot */
-	while (line_next(&p, &l))
-		if (l.len > 13 && strncmp(l.s, "drivers_left=", 13) == 0)
-			out("%-16s %.*s (this boot)\n", "drivers left", (int)l.len - 13, l.s + 13);
+	while (record_next(&p, &l))
+		if (l.key_len == 12 && memcmp(l.key, "drivers_left", 12) == 0 && l.val_len)
+			out("%-16s %.*s (this boot)\n", "drivers left", (int)l.val_len, l.val);
 }
 
 struct ubi_find {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* unionroot status: this boot's record from /run/unionroot/status, plus what
  * is live: usage of the writable branch, a pending reset, the boot counter.
- * --json prints the same keys as one JSON object (values as strings,
- * message= lines as an array "messages"). */
+ * Lines as the record stores them (values escaped, lib/record.h); --json
+ * prints the same keys once each as one JSON object (values as strings,
+ * message= lines as an array "messages", cmd/json.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,8 +14,10 @@
 
 #include "branch.h"
 #include "cli.h"
+#include "json.h"
 #include "out.h"
 #include "persist.h"
+#include "record.h"
 #include "reserve.h"
 #include "reset.h"
 #include "sbuf.h"
@@ -22,79 +25,48 @@
 #include "strnum.h"
 #include "sys.h"
 
+/* the JSON object, or NULL for key=value lines */
 struct out {
-	int json;
-	int first;
+	struct json_obj *json;
 };
 
-static void json_str(const char *s)
+static void put_out(void *ctx, const char *s, size_t n)
 {
-	out("\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	(void)ctx;
+	out("%.*s", (int)n, s);
+}
 
-		if (c == '"' || c == '\\')
-			out("\\%c", c);
-		else if (c < 0x20)
-			out("\\u%04x", c);
-		else
-			out("%c", c);
-	}
-	out("\"");
+/* KEY=VALUE, the value escaped as the record stores it: one line whatever
+ * it holds */
+static void print_line(const char *key, size_t key_len, const char *val, size_t val_len)
+{
+	out("%.*s=", (int)key_len, key);
+	record_escape(put_out, NULL, val, val_len);
+	out("\n");
 }
 
 static void field(struct out *o, const char *key, const char *val)
 {
-	if (!o->json) {
-		out("%s=%s\n", key, val);
-		return;
-	}
-	out("%s\n  ", o->first ? "{" : ",");
-	o->first = 0;
-	json_str(key);
-	out(": ");
-	json_str(val);
+	if (!o->json)
+		print_line(key, strlen(key), val, strlen(val));
+	else if (json_key(o->json, key, strlen(key)))
+		json_str(o->json, val, strlen(val));
 }
 
-/* The boot record: key=value lines; message= lines gathered last in JSON. */
-static void boot_record(struct out *o, char *text)
+/* a value of the record, decoded */
+static char record_val[RECORD_MAX + RECORD_TAIL_MAX];
+
+/* The boot record: its lines as they are stored, or the JSON fields. */
+static void boot_record(struct out *o, const char *text)
 {
-	int any_msg = 0;
+	struct record_line l;
 
-	for (char *line = text, *nl; *line; line = nl + 1) {
-		char *eq;
-
-		nl = strchr(line, '\n');
-		if (!nl)
-			break;
-		*nl = '\0';
-		eq = strchr(line, '=');
-		if (eq && (!o->json || strncmp(line, "message=", 8) != 0)) {
-			*eq = '\0';
-			field(o, line, eq + 1);
-			*eq = '=';
-		}
-		*nl = '\n';
-	}
-	if (!o->json)
+	if (o->json) {
+		json_record(o->json, text);
 		return;
-	for (char *line = text, *nl; *line; line = nl + 1) {
-		nl = strchr(line, '\n');
-		if (!nl)
-			break;
-		if (strncmp(line, "message=", 8) != 0)
-			continue;
-		*nl = '\0';
-		out("%s\n  ", any_msg ? "," : (o->first ? "{" : ","));
-		if (!any_msg)
-			out("\"messages\": [\n    ");
-		o->first = 0;
-		json_str(line + 8);
-		any_msg = 1;
-		*nl = '\n';
 	}
-	if (any_msg)
-		out("\n  ]");
+	while (record_next(&text, &l))
+		print_line(l.key, l.key_len, record_val, record_unescape(l.val, l.val_len, record_val));
 }
 
 /* ext4, f2fs and ubifs stop writing after an I/O error (a worn card), often
@@ -176,23 +148,28 @@ static void live(struct out *o, unsigned warnfull, int persistent)
 			field(o, "reset_keep", req.keep.path[i]);
 		return;
 	}
-	out(",\n  \"reset_keep\": [");
+	if (!json_key(o->json, "reset_keep", 10))
+		return;
+	json_raw(o->json, "[");
 	for (unsigned i = 0; i < req.keep.n; i++) {
-		out("%s", i ? ", " : "");
-		json_str(req.keep.path[i]);
+		json_raw(o->json, i ? ", " : "");
+		json_str(o->json, req.keep.path[i], strlen(req.keep.path[i]));
 	}
-	out("]");
+	json_raw(o->json, "]");
 }
 
 int cmd_status(int argc, char **argv)
 {
-	static char text[8192];
-	struct out o = { 0, 1 };
+	static char text[RECORD_MAX + RECORD_TAIL_MAX];
+	static struct json_obj json;
+	struct out o = { NULL };
+	const char *w = record_val;
+	uint64_t warnfull = 0;
 	ssize_t n;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
-			o.json = 1;
+			o.json = &json;
 		} else {
 			return cli_usage("status", argv[i]);
 		}
@@ -203,19 +180,15 @@ int cmd_status(int argc, char **argv)
 			RUNTIME_DIR, strerror((int)-n));
 		return 1;
 	}
-	boot_record(&o, text);
-	{
-		const char *w = str_find(text, "\nwarnfull=");
-		uint64_t warnfull = 0;
-
-		if (w) {
-			w += 10;
-			num_u64(&w, &warnfull);
-		}
-
-		live(&o, warnfull ? (unsigned)warnfull : 90, str_find(text, "\nupper_state=persistent") != NULL);
-	}
 	if (o.json)
-		out("%s\n}\n", o.first ? "{" : "");
+		json_open(o.json, put_out, NULL);
+	boot_record(&o, text);
+	if (record_get(text, "warnfull", record_val, sizeof(record_val)) == 0)
+		num_u64(&w, &warnfull);
+	live(&o, warnfull ? (unsigned)warnfull : 90,
+	     record_get(text, "upper_state", record_val, sizeof(record_val)) == 0 &&
+		     strncmp(record_val, "persistent", 10) == 0);
+	if (o.json)
+		json_close(o.json);
 	return 0;
 }
