@@ -157,6 +157,24 @@ for kernel in openat2 noopenat2; do
 	fi
 done
 
+# 1c. a user's tree deeper than any fixed limit goes with the trash: the
+# factory reset's deletion leaves nothing of it for the next boot to retry
+deep_tree() { # DIR LEVELS: a directory "d" in each, a file at each level
+	(cd "$1" && for ((i = 0; i < $2; i++)); do mkdir d && cd d && echo "$i" >f || exit 1; done)
+}
+B=$M/deep
+mkdir -p "$B" && "$BIN" test-reset "$B" >/dev/null
+mkdir -p "$B/upper/home/u"
+deep_tree "$B/upper/home/u" 300
+out=$("$BIN" test-reset "$B" - factory 2>&1)
+rc=$?
+left=$(find "$B/.unionroot/trash" -mindepth 1 -maxdepth 1 -printf '%f ')
+if [ "$rc" = 0 ] && [ -z "$left" ] && [ -d "$B/upper" ] && [ ! -e "$B/upper/home" ]; then
+	pass "host: a reset deletes a user's tree 300 levels deep, leaving nothing in the trash"
+else
+	fail "host: deep tree reset" "exit $rc, trash holds: ${left:-nothing}, upper holds: $(find "$B/upper" -maxdepth 2 -printf '%P ') $out"
+fi
+
 # 2. killed after each step, then run again: old or factory, then factory
 for step in request keep aside fresh cleared trash; do
 	B=$M/kill-$step
