@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,23 +78,14 @@ static int level_again(struct rm_level *l)
 	return 0;
 }
 
-/* The directory name in dir, opened without following a symlink; -EXDEV if
- * what opened is on another device than dev (a mount placed there since). */
-static int open_below(int dir, const char *name, dev_t dev)
+/* The directory name in dir, opened without following a symlink, or -EXDEV
+ * if it is a mount point. st_dev alone cannot tell a bind mount of the same
+ * file system, which the kernel's RESOLVE_NO_XDEV refuses (before Linux 5.6
+ * sys_openat2 compares st_dev, as the kernel cannot be asked). */
+static int open_below(int dir, const char *name)
 {
-	struct stat st;
-	int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		rc = -errno;
-	else if (st.st_dev != dev)
-		rc = -EXDEV;
-	else
-		return fd;
-	close(fd);
-	return rc;
+	return sys_openat2(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+			   RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 }
 
 /* What a rename answers when its new name is in use: RENAME_NOREPLACE's
@@ -168,7 +160,7 @@ static void rm_entry(struct rm_walk *w, struct rm_level *l, const char *name)
 		move_up(w, l, name);
 		return;
 	}
-	fd = open_below(l->fd, name, w->dev);
+	fd = open_below(l->fd, name);
 	if (fd < 0) {
 		note(l, fd);
 		return;
@@ -247,7 +239,7 @@ int rmtree_at(int dir, const char *name)
 		return unlinkat(dir, name, 0) < 0 ? -errno : 0;
 	/* the tree's own top takes what moves up: a deletion cut short leaves
 	 * nothing beside name */
-	sub = open_below(dir, name, top.st_dev);
+	sub = open_below(dir, name);
 	if (sub < 0)
 		return sub;
 	rc = rm_tree(sub, top.st_dev, NULL, 0);
