@@ -94,7 +94,7 @@ static int initramfs_root(void)
 	return fd;
 }
 
-/* Only ever the initramfs's own files: rmtree stays on its device. The
+/* Only ever the initramfs's own files: rmtree stays on its mount. The
  * module pack goes first: its loop holds its file. */
 static void free_initramfs(int old)
 {

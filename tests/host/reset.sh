@@ -157,6 +157,70 @@ for kernel in openat2 noopenat2; do
 	fi
 done
 
+# 1c. a user's tree deeper than any fixed limit goes with the trash: the
+# factory reset's deletion leaves nothing of it for the next boot to retry
+# (also before Linux 5.6, where the directories open without openat2)
+deep_tree() { # DIR LEVELS: a directory "d" in each, a file at each level
+	(cd "$1" && for ((i = 0; i < $2; i++)); do mkdir d && cd d && echo "$i" >f || exit 1; done)
+}
+for kernel in openat2 noopenat2; do
+	B=$M/deep-$kernel
+	wrap=()
+	[ "$kernel" = noopenat2 ] && wrap=(python3 "$(dirname "$0")/noopenat2.py")
+	mkdir -p "$B" && "$BIN" test-reset "$B" >/dev/null
+	mkdir -p "$B/upper/home/u"
+	deep_tree "$B/upper/home/u" 300
+	out=$("${wrap[@]}" "$BIN" test-reset "$B" - factory 2>&1)
+	rc=$?
+	left=$(find "$B/.unionroot/trash" -mindepth 1 -maxdepth 1 -printf '%f ')
+	if [ "$rc" = 0 ] && [ -z "$left" ] && [ -d "$B/upper" ] && [ ! -e "$B/upper/home" ]; then
+		pass "host: a reset deletes a user's tree 300 levels deep, leaving nothing in the trash ($kernel)"
+	else
+		fail "host: deep tree reset ($kernel)" "exit $rc, trash holds: ${left:-nothing}, upper holds: $(find "$B/upper" -maxdepth 2 -printf '%P ') $out"
+	fi
+done
+
+# 1d. the trash's deletion never crosses into another mount at any depth: not
+# into a tmpfs, nor into a bind mount of the branch's own file system, which
+# st_dev cannot tell from the trash. Before Linux 5.6 nothing but st_dev can
+# be asked (openat2's RESOLVE_NO_XDEV), so that run has the tmpfs only.
+levels() { printf '/d%.0s' $(seq "$1"); }
+for kernel in openat2 noopenat2; do
+	B=$M/mounts-$kernel
+	wrap=()
+	[ "$kernel" = noopenat2 ] && wrap=(python3 "$(dirname "$0")/noopenat2.py")
+	mkdir -p "$B" "$B-near" "$B-far" && "$BIN" test-reset "$B" >/dev/null
+	echo near >"$B-near/keep"
+	echo far >"$B-far/keep"
+	old=$B/.unionroot/trash/old
+	mkdir -p "$old"
+	deep_tree "$old" 300
+	mkdir "$old$(levels 3)/mnt" "$old$(levels 200)/mnt" "$old$(levels 290)/mnt"
+	want="tmp "
+	mounted=0
+	if mount -t tmpfs -o size=1m unionroot-test "$old$(levels 290)/mnt" && echo tmp >"$old$(levels 290)/mnt/keep"; then
+		mounted=1
+		if [ "$kernel" = openat2 ]; then
+			want="far near tmp "
+			mount --bind "$B-near" "$old$(levels 3)/mnt" && mount --bind "$B-far" "$old$(levels 200)/mnt" || mounted=0
+		fi
+	fi
+	if [ "$mounted" = 1 ]; then
+		out=$("${wrap[@]}" "$BIN" test-reset "$B" 2>&1)
+		rc=$?
+		kept=$(find "$B/.unionroot/trash" -type f -name keep -exec cat {} + 2>&1 | sort | tr '\n' ' ')
+		left=$(find "$B/.unionroot/trash" -type f -name f | wc -l)
+		if [ "$rc" = 1 ] && echo "$out" | grep -qi 'cross-device' && [ "$kept" = "$want" ] && [ "$left" = 0 ] &&
+			[ "$(cat "$B-near/keep" "$B-far/keep" 2>&1 | tr '\n' ' ')" = "near far " ]; then
+			pass "host: the trash's deletion leaves the mounts in it (${want% }) at any depth and reports EXDEV ($kernel)"
+		else
+			fail "host: deletion beside mounts ($kernel)" "exit $rc, kept: $kept, files left: $left, $out"
+		fi
+	else
+		fail "host: deletion beside mounts ($kernel)" "cannot mount in the trash"
+	fi
+done
+
 # 2. killed after each step, then run again: old or factory, then factory
 for step in request keep aside fresh cleared trash; do
 	B=$M/kill-$step

@@ -369,6 +369,24 @@ struct linux_dirent64_hdr {
 	char name[];
 };
 
+/* The record at *off of a getdents64 answer of len bytes, stepping *off past
+ * it, or NULL for one that leaves the answer. */
+static const struct linux_dirent64_hdr *dirent_at(const char *buf, long len, long *off)
+{
+	const struct linux_dirent64_hdr *d = (const void *)(buf + *off);
+	const long head = (long)offsetof(struct linux_dirent64_hdr, name);
+
+	if (len - *off <= head || d->reclen <= head || d->reclen > len - *off)
+		return NULL;
+	*off += d->reclen;
+	return d;
+}
+
+static int dot_or_dotdot(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
 int sys_dir_each(int dirfd, int (*fn)(const char *name, unsigned char type, void *ctx),
 		 void *ctx)
 {
@@ -382,17 +400,41 @@ int sys_dir_each(int dirfd, int (*fn)(const char *name, unsigned char type, void
 		if (n == 0)
 			return 0;
 		for (long off = 0; off < n;) {
-			const struct linux_dirent64_hdr *d = (const void *)(buf + off);
+			const struct linux_dirent64_hdr *d = dirent_at(buf, n, &off);
 			int rc;
 
-			if (d->reclen == 0 || off + d->reclen > n)
+			if (!d)
 				return -EIO;
-			off += d->reclen;
-			if (strcmp(d->name, ".") == 0 || strcmp(d->name, "..") == 0)
+			if (dot_or_dotdot(d->name))
 				continue;
 			rc = fn(d->name, d->type, ctx);
 			if (rc < 0)
 				return rc;
+		}
+	}
+}
+
+int sys_dir_next(int dirfd, struct sys_dir_cursor *cur, const char **name)
+{
+	for (;;) {
+		const struct linux_dirent64_hdr *d;
+
+		if (cur->pos >= cur->len) {
+			long n = syscall(SYS_getdents64, dirfd, cur->buf, sizeof(cur->buf));
+
+			if (n < 0)
+				return -errno;
+			cur->len = n;
+			cur->pos = 0;
+			if (n == 0)
+				return 0;
+		}
+		d = dirent_at(cur->buf, cur->len, &cur->pos);
+		if (!d)
+			return -EIO;
+		if (!dot_or_dotdot(d->name)) {
+			*name = d->name;
+			return 1;
 		}
 	}
 }

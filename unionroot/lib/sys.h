@@ -104,4 +104,15 @@ uint64_t sys_now_ms(void);
  * allocating (getdents64 into a stack buffer). fn returns < 0 to stop. */
 int sys_dir_each(int dirfd, int (*fn)(const char *name, unsigned char type, void *ctx),
 		 void *ctx) WUR;
+
+/* A directory read one entry at a time, so that a walk can stop between two
+ * entries, do other work and go on (rmtree holds one per open level). Zero
+ * it, with the directory at offset 0, to start. */
+struct sys_dir_cursor {
+	long len, pos; /* buf holds len bytes of getdents64; pos is the next */
+	char buf[1024] __attribute__((aligned(8))); /* 3 entries of NAME_MAX */
+};
+/* The next entry's name (not "." or ".."), valid until the next call: 1,
+ * 0 at the end, or -errno. */
+int sys_dir_next(int dirfd, struct sys_dir_cursor *cur, const char **name) WUR;
 #endif
