@@ -15,9 +15,9 @@ scratch size
 # the boot's own code, see README "Size"); a budget is what was reached plus
 # one 4 KiB page, the step in which the file grows (its RELRO end is
 # page-aligned).
-BUDGET_FULL=${BUDGET_FULL:-177832}
-BUDGET_OVERLAY=${BUDGET_OVERLAY:-161448}
-BUDGET_MINIMAL=${BUDGET_MINIMAL:-149144}
+BUDGET_FULL=${BUDGET_FULL:-186024}
+BUDGET_OVERLAY=${BUDGET_OVERLAY:-169640}
+BUDGET_MINIMAL=${BUDGET_MINIMAL:-157336}
 FULL=$BUILD/unionroot
 OVERLAY=$BUILD/overlay/unionroot
 MINIMAL=$BUILD/minimal/unionroot
@@ -96,7 +96,7 @@ expect "size: the full build plans dm-verity where asked" "$T/full-verity.plan" 
 expect "size: the smallest build says it has no dm-verity, and the boot stops" "$T/minimal-verity.plan" \
 	'^backend +none, the boot stops: a read-only layer is to be verified, and this build has no dm-verity \(VERITY=0\)'
 expect "size: the smallest build refuses the layer as a failed verity setup" "$T/minimal-verity.plan" \
-	'refused as a verity setup that fails: the boot stops \(rescue shell, else reboot\)'
+	'refused as a verity setup that fails: reboot'
 expect_not "size: the full build plans no stop for dm-verity" "$T/full-verity.plan" 'VERITY=0' \
 	"the full build says it has no dm-verity"
 FLASH_CMD='union.lower=/dev/vda union.upper=ubi:data union.ubi=mtd:ubi'
