@@ -39,7 +39,7 @@ static void load(struct boot *b, const char *path, char *buf, size_t cap, int co
  * fails closed (the layers are refused, never booted unverified). */
 static void read_cmdline(struct boot *b)
 {
-	struct cmdline_cut cut;
+	struct cmdline_cut cut = { 0, 0, 0 };
 	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
 	int rc = fd < 0 ? -errno : cmdline_read(fd, b->cmdline_raw, sizeof(b->cmdline_raw), &cut);
 

@@ -178,7 +178,7 @@ static const struct blkdev *choose(struct boot *b, struct want *w, int past, con
 	if (c.verdict == MEDIA_REFUSE)
 		IGNORE(strfmt(why, whylen, "writable branch %s: only removable %s matches, and a writable branch goes on removable media only when asked (union.scan=removable, or a file SPEC:/FILE)",
 			      text, c.d->path)); /* may cut */
-	if (c.verdict != MEDIA_TAKE)
+	if (c.verdict != MEDIA_TAKE || !c.d)
 		return NULL;
 	if (c.matched > 1)
 		log_warn("%s: %u devices match %s; using %s (%s)", w->role, c.matched, text, c.d->path,

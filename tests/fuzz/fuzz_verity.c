@@ -52,6 +52,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < n; i++) {
 		if (!args[i].layer || args[i].layer > SPEC_LIST_MAX || strlen(args[i].root) % 2)
 			__builtin_trap();
+		/* hash= is a whole /dev/NAME of the value, never two glued */
+		if (args[i].hashdev[0] && (strncmp(args[i].hashdev, "/dev/", 5) != 0 ||
+					   !strstr(val, args[i].hashdev) ||
+					   memchr(args[i].hashdev, ':', strlen(args[i].hashdev))))
+			__builtin_trap();
 		table(&args[i], rc == 0 ? &g : &args[i].geom);
 	}
 	return 0;

@@ -109,7 +109,7 @@ fi
 # in upper/etc, so the root shows whose upper it got.
 WHOSE='for f in fixed-branch stick-branch; do [ -e /etc/$f ] && echo "MARK-branch=$f"; done
 	/run/unionroot/bin/unionroot status | grep "^upper_state=" | sed "s/^/STATUS: /"'
-# branch_img IMG NAME [mkfs.ext4 options]: an ext4 branch, upper/etc/NAME in it
+# branch_img IMG NAME [mkfs.ext4 options]: an ext4 branch, upper/etc/NAME-branch in it
 branch_img() {
 	local img=$1 name=$2
 	shift 2
@@ -120,7 +120,7 @@ branch_img() {
 		mkdir upper
 		mkdir upper/etc
 		mkdir work
-		write /dev/null upper/etc/$name
+		write /dev/null upper/etc/$name-branch
 	EOF2
 }
 # gpt_img IMG PART: a GPT disk whose one partition, named "data", is PART

@@ -192,15 +192,13 @@ static void report(const char *key, const char *val, const char *why,
 		   config_err_fn err, void *ctx)
 {
 	char q[200], msg[CFG_ERR_MAX];
-	/* union.verity fails closed: its default (off) is never what a bad value gets */
-	const char *now = strcmp(key, "union.verity") == 0 ?
-				  "refusing the read-only layers instead of booting them unverified" :
-				  "keeping the default";
 
 	if (!err)
 		return;
 	quote(q, sizeof(q), val ? val : "");
-	if (strfmt(msg, sizeof(msg), "ignoring %s=%s: %s; %s", key, q, why, now) < 0)
+	/* union.verity fails closed: its default (off) is never what a bad value gets */
+	if (strfmt(msg, sizeof(msg), "ignoring %s=%s: %s; %s", key, q, why, strcmp(key, "union.verity") ?
+		   "keeping the default" : "refusing the read-only layers instead of booting them unverified") < 0)
 		IGNORE(strcopy(msg, sizeof(msg), "ignoring a parameter: its reason is too long"));
 	err(msg, ctx);
 }
@@ -330,9 +328,8 @@ static const char *check_string(const struct param *p, const char *v)
 	case P_VERITY: {
 		struct verity_arg args[SPEC_LIST_MAX];
 
-		if (!v[0])
-			return "no root hash";
-		return verity_args_parse(v, args, SPEC_LIST_MAX, why, sizeof(why)) < 0 ? why : NULL;
+		return !v[0] ? "no root hash" :
+		       verity_args_parse(v, args, SPEC_LIST_MAX, why, sizeof(why)) < 0 ? why : NULL;
 	}
 	case P_BYTES: {
 		uint64_t n;
@@ -459,11 +456,9 @@ int config_apply(struct config *c, const char *key, const char *val,
 	}
 	/* string-valued parameters */
 	why = val ? check_string(p, val) : "needs a value";
-	if (why)
-		report(p->key, val, why, err, ctx);
-	else
+	if (!why)
 		IGNORE(strcopy(field, p->cap, val));
-	if (why && p->type == P_VERITY)
+	else if (report(p->key, val, why, err, ctx), p->type == P_VERITY)
 		IGNORE(strcopy(c->verity_bad, sizeof(c->verity_bad), why)); /* a cut reason still refuses */
 	return 1;
 }

@@ -52,32 +52,27 @@ static int hex(const char *s, size_t n, char *text, uint8_t *bytes, size_t maxby
  * given twice is refused (which one would win is nobody's guess). */
 static int option(struct verity_arg *a, const char *f, size_t n, unsigned *seen, const char **why)
 {
-	static const char fields[] = "nosb\0offset=\0hash=\0alg=\0bs=\0blocks=\0salt=\0";
 	struct verity_geom *g = &a->geom;
-	unsigned bit = 1;
+	unsigned bit = 0;
 	uint64_t v;
 
-	for (const char *k = fields; *k && strncmp(f, k, strlen(k) < n ? strlen(k) : n) != 0;
-	     k += strlen(k) + 1)
-		bit <<= 1;
-	if (*seen & bit) {
-		*why = "a field is given twice";
-		return -EINVAL;
-	}
-	*seen |= bit;
 #define IS(key) (n > sizeof(key) - 1 && memcmp(f, key, sizeof(key) - 1) == 0)
 #define VAL(key) (f + sizeof(key) - 1), (n - (sizeof(key) - 1))
 	if (n == 4 && memcmp(f, "nosb", 4) == 0) {
+		bit = 1;
 		a->nosb = 1;
 	} else if (IS("offset=")) {
+		bit = 2;
 		if (number(VAL("offset="), UINT64_MAX - 1, &a->offset) < 0 || a->offset % 512)
 			*why = "offset= wants bytes, a multiple of 512";
 	} else if (IS("hash=")) {
+		bit = 4;
 		if (n - 5 >= sizeof(a->hashdev) || n <= 10 || strncmp(f + 5, "/dev/", 5) != 0)
 			*why = "hash= wants a /dev/NAME";
 		else
 			memcpy(a->hashdev, f + 5, n - 5); /* after the memset of entry(): NUL-ended */
 	} else if (IS("alg=")) {
+		bit = 8;
 		if (n - 4 >= sizeof(g->alg)) {
 			*why = "alg= is too long";
 		} else {
@@ -85,22 +80,29 @@ static int option(struct verity_arg *a, const char *f, size_t n, unsigned *seen,
 			g->alg[n - 4] = '\0';
 		}
 	} else if (IS("bs=")) {
+		bit = 16;
 		if (number(VAL("bs="), 65536, &v) < 0)
 			*why = "bs= wants a block size in bytes";
 		else
 			g->data_bs = g->hash_bs = (uint32_t)v;
 	} else if (IS("blocks=")) {
+		bit = 32;
 		if (number(VAL("blocks="), UINT64_MAX >> 16, &g->data_blocks) < 0)
 			*why = "blocks= wants a number of data blocks";
 	} else if (n == 6 && memcmp(f, "salt=-", 6) == 0) {
+		bit = 64;
 		g->salt_len = 0;
 	} else if (IS("salt=")) {
+		bit = 64;
 		if (hex(VAL("salt="), NULL, g->salt, VERITY_SALT_MAX) < 0)
 			*why = "salt= wants hex bytes (at most 256) or -";
 		g->salt_len = (unsigned)(n - 5) / 2;
 	} else {
 		*why = "unknown field (want hash=, offset=, nosb, alg=, bs=, salt=, blocks=)";
 	}
+	if (!*why && (*seen & bit))
+		*why = "a field is given twice";
+	*seen |= bit;
 	return *why ? -EINVAL : 0;
 #undef IS
 #undef VAL
