@@ -38,13 +38,15 @@ struct failure {
 	struct golden g;
 };
 
-#define NORMAL_TAIL \
+/* A persistent branch's unchanged tail, with union.onfail's word */
+#define TAIL_ONFAIL(onfail) \
 	"failsafe         no (union.maxfails=0: boots are not counted)\n" \
 	"reset            no\n" \
 	"upgrade          no: unchanged since the last boot\n" \
 	"session          no\n" \
-	"on failure       tmpfs\n" \
+	"on failure       " onfail "\n" \
 	DRIVERS_BOOT_LINE
+#define NORMAL_TAIL TAIL_ONFAIL("tmpfs")
 
 static const struct golden table[] = {
 	{ "normal", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
@@ -328,24 +330,14 @@ static const struct golden no_verity_table[] = {
 	  "                 refused as a verity setup that fails: rescue shell (union.onfail=shell), else reboot\n"
 	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
 	  "backend          none, the boot stops: a read-only layer is to be verified, and this build has no dm-verity (VERITY=0)\n"
-	  "failsafe         no (union.maxfails=0: boots are not counted)\n"
-	  "reset            no\n"
-	  "upgrade          no: unchanged since the last boot\n"
-	  "session          no\n"
-	  "on failure       shell\n"
-	  DRIVERS_BOOT_LINE },
+	  TAIL_ONFAIL("shell") },
 	{ "verified-reboot", "union.verity=ef01 union.onfail=reboot", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "verity           layer 1: root hash ef01, but this build has no dm-verity (VERITY=0)\n"
 	  "                 refused as a verity setup that fails: reboot\n"
 	  "writable         LABEL=data on /dev/vdb (ext4), persistent\n"
 	  "backend          none, the boot stops: a read-only layer is to be verified, and this build has no dm-verity (VERITY=0)\n"
-	  "failsafe         no (union.maxfails=0: boots are not counted)\n"
-	  "reset            no\n"
-	  "upgrade          no: unchanged since the last boot\n"
-	  "session          no\n"
-	  "on failure       reboot\n"
-	  DRIVERS_BOOT_LINE },
+	  TAIL_ONFAIL("reboot") },
 	{ "no-such-layer", "union.verity=2:abcd", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
 	  "layers           /dev/vda\n"
 	  "verity           union.verity names read-only layer 2, and the boot has 1: every read-only layer is refused, never booted unverified: reboot\n"

@@ -84,16 +84,13 @@ static void scrub(void)
 		waitpid(pid, NULL, 0);
 }
 
-static void a_tree_300_levels_deep_goes_wholly(void)
+/* rmtree_contents empties dir, which is closed; a failure is scrubbed so
+ * that the next case starts clean */
+static void empties(int dir)
 {
 	struct stat st;
-	int dir = tmp_open(), deep, rc;
+	int rc;
 
-	CHECK(dir >= 0);
-	deep = chain(dir, "home", 300);
-	CHECK(deep >= 0);
-	close(deep);
-	CHECK_INT(touch_at(dir, "top-file"), 0);
 	CHECK_INT(fstat(dir, &st), 0);
 	rc = rmtree_contents(dir, st.st_dev);
 	if (rc != 0 || entries(dir) != 0)
@@ -101,6 +98,18 @@ static void a_tree_300_levels_deep_goes_wholly(void)
 	CHECK_INT(rc, 0);
 	CHECK_INT(entries(dir), 0);
 	close(dir);
+}
+
+static void a_tree_300_levels_deep_goes_wholly(void)
+{
+	int dir = tmp_open(), deep;
+
+	CHECK(dir >= 0);
+	deep = chain(dir, "home", 300);
+	CHECK(deep >= 0);
+	close(deep);
+	CHECK_INT(touch_at(dir, "top-file"), 0);
+	empties(dir);
 }
 
 static void a_tree_5000_levels_deep_goes_by_its_name(void)
@@ -126,9 +135,8 @@ static void a_tree_5000_levels_deep_goes_by_its_name(void)
 /* directories fanning out where the walk holds the most open: many move up */
 static void a_wide_directory_far_down_goes_too(void)
 {
-	struct stat st;
 	char name[16];
-	int dir = tmp_open(), deep, rc;
+	int dir = tmp_open(), deep;
 
 	CHECK(dir >= 0);
 	deep = chain(dir, "wide", RMTREE_OPEN_MAX + 3);
@@ -145,21 +153,14 @@ static void a_wide_directory_far_down_goes_too(void)
 		close(sub);
 	}
 	close(deep);
-	CHECK_INT(fstat(dir, &st), 0);
-	rc = rmtree_contents(dir, st.st_dev);
-	if (rc != 0 || entries(dir) != 0)
-		scrub();
-	CHECK_INT(rc, 0);
-	CHECK_INT(entries(dir), 0);
-	close(dir);
+	empties(dir);
 }
 
 /* a power cut mid-deletion leaves moved-up directories in the trash under
  * the names the next deletion hands out again */
 static void a_deletion_cut_short_is_finished_by_the_next(void)
 {
-	struct stat st;
-	int dir = tmp_open(), deep, rc;
+	int dir = tmp_open(), deep;
 
 	CHECK(dir >= 0);
 	CHECK_INT(mkdirat(dir, ".rmtree-deep.0", 0755), 0);
@@ -169,13 +170,7 @@ static void a_deletion_cut_short_is_finished_by_the_next(void)
 	deep = chain(dir, "old", 3 * RMTREE_OPEN_MAX);
 	CHECK(deep >= 0);
 	close(deep);
-	CHECK_INT(fstat(dir, &st), 0);
-	rc = rmtree_contents(dir, st.st_dev);
-	if (rc != 0 || entries(dir) != 0)
-		scrub();
-	CHECK_INT(rc, 0);
-	CHECK_INT(entries(dir), 0);
-	close(dir);
+	empties(dir);
 }
 
 /* symlinks deep down, to a directory outside and to "..": each is removed as
