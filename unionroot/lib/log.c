@@ -57,6 +57,12 @@ void ur_log(int level, const char *fmt, ...)
 	va_end(ap);
 	if (n >= sizeof(line) - 1)
 		n = sizeof(line) - 2; /* a long user value: cut the line, keep the record */
+	/* one record, one line: a byte of a label or of a tool's output can
+	 * neither start a line of its own (a forged "unionroot: ...") nor steer
+	 * the terminal (ESC): control bytes become '?', a tab a space */
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+			line[i] = line[i] == '\t' ? ' ' : '?';
 	if (level <= L_WARN) {
 		memcpy(keep[lg.kept % LOG_KEEP], line, n + 1);
 		lg.kept++;
