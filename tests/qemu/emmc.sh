@@ -181,16 +181,18 @@ done
 # 5. a phone's card: 17 partitions before rootfs (rootfs p18, rootfs_data
 # p19). A table past 16 entries kept every partition's PARTLABEL from the
 # boot once, and the card rebooted forever ("PARTLABEL=rootfs not found").
+# The small ones are 64 KiB and the kernel's 2 MiB, so that rootfs_data
+# keeps the 54 MiB and more mkfs.f2fs needs (it refuses 52 MiB).
 {
 	echo 'label: gpt'
-	for n in $(seq 16); do echo "start=$((2048 + (n - 1) * 512)), size=512, name=misc$n"; done
-	echo "start=10240, size=8192, name=kernel"
-	echo "start=18432, size=${rootfs_mib}MiB, name=rootfs"
+	for n in $(seq 16); do echo "start=$((2048 + (n - 1) * 128)), size=128, name=misc$n"; done
+	echo "start=4096, size=4096, name=kernel"
+	echo "start=8192, size=${rootfs_mib}MiB, name=rootfs"
 	echo 'name=rootfs_data'
 } >"$T/many.sfdisk"
 truncate -s 64M "$T/many.img"
 sfdisk -q "$T/many.img" <"$T/many.sfdisk"
-dd if="$FW" of="$T/many.img" bs=512 seek=18432 conv=notrunc status=none
+dd if="$FW" of="$T/many.img" bs=512 seek=8192 conv=notrunc status=none
 if boot "$T/many.log" none 'echo MARK-booted' --data none --lower none --attach "sd:$T/many.img" \
 	--append "$CMDLINE"; then
 	expect "a card of 19 partitions: PARTLABEL=rootfs is its 18th" "$T/many.log" \
