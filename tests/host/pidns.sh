@@ -36,7 +36,7 @@ boot_lines='configured:|reading the configuration|waiting for|read-only layer'
 
 ns status
 rc=$(cat "$T/rc")
-if [ "$rc" -le 1 ] && grep -aEq '^unionroot status: |status' "$T/out" && ! grep -aEq "$boot_lines" "$T/out"; then
+if [ "$rc" -le 1 ] && grep -aEq 'was this system booted by unionroot|^upper_state=' "$T/out" && ! grep -aEq "$boot_lines" "$T/out"; then
 	pass pidns-status
 else
 	fail pidns-status "'unionroot status' as PID 1 of a PID namespace did not answer as the tool (exit $rc; 124 or 137: it ran the boot until killed): $(head -c 300 "$T/out" | tr '\n' ' ')"
