@@ -28,6 +28,20 @@ expect() {
 	fi
 }
 
+# await_line LOG PATTERN PID [TICKS]: waits (TICKS x 0.2 s, 600 unless
+# given) until the extended regex PATTERN shows in the console LOG of the
+# boot running as PID; 0 when it showed while that boot still runs (a
+# monitor command may follow), 1 when the boot ended or time ran out.
+await_line() {
+	local _
+	for _ in $(seq "${4:-600}"); do
+		grep -aEq -- "$2" "$1" 2>/dev/null && break
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.2
+	done
+	grep -aEq -- "$2" "$1" 2>/dev/null && kill -0 "$3" 2>/dev/null
+}
+
 # ---- QEMU boots of the board ------------------------------------------------
 OUTDIR=${OUTDIR:-$BUILD/$BOARD}
 

@@ -133,13 +133,8 @@ boot "$T/5.log" none '
 	"${RUN_NO_DISKS[@]}" --cdrom "$T/live.iso" --monitor "$T/mon" \
 	--append 'union.lower=auto union.upper=tmpfs union.toram' &
 booting=$!
-for _ in $(seq 600); do
-	grep -q '^MARK-eject-now' "$T/5.log" 2>/dev/null && break
-	kill -0 "$booting" 2>/dev/null || break
-	sleep 0.2
-done
 # a FIFO open blocks without a reader: only while QEMU runs, and bounded
-kill -0 "$booting" 2>/dev/null && timeout 10 bash -c 'echo "eject -f cd0" >"$1"' _ "$T/mon.in"
+await_line "$T/5.log" '^MARK-eject-now' "$booting" && timeout 10 bash -c 'echo "eject -f cd0" >"$1"' _ "$T/mon.in"
 if wait "$booting"; then
 	expect "union.toram loops over the copy in RAM" "$T/5.log" '^MARK-backing=/run/unionroot/toram/0/image'
 	expect "union.toram lets the CD go" "$T/5.log" '^MARK-media-released'

@@ -155,12 +155,7 @@ drain=$!
 boot "$T/5b.log" none "$WHOSE" --usb "$T/stick-data.img" --monitor "$T/mon" \
 	--append 'union.wait=30' &
 booting=$!
-for _ in $(seq 600); do
-	grep -q 'waiting for a fixed device' "$T/5b.log" 2>/dev/null && break
-	kill -0 "$booting" 2>/dev/null || break
-	sleep 0.2
-done
-kill -0 "$booting" 2>/dev/null && timeout 10 bash -c 'printf "%s\n" "$2" "$3" >"$1"' _ "$T/mon.in" \
+await_line "$T/5b.log" 'waiting for a fixed device' "$booting" && timeout 10 bash -c 'printf "%s\n" "$2" "$3" >"$1"' _ "$T/mon.in" \
 	"drive_add 0 if=none,id=late,format=raw,file=$T/fixed.img" "device_add virtio-blk-pci,drive=late,id=latedisk"
 if wait "$booting"; then
 	expect "the stick alone: the boot says it waits for a fixed device" "$T/5b.log" \
