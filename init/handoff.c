@@ -21,6 +21,7 @@
 #include "crashpoint.h"
 #include "fdcopy.h"
 #include "log.h"
+#include "resolve.h"
 #include "rmtree.h"
 #include "sbuf.h"
 #include "sys.h"

@@ -19,6 +19,7 @@
 #include "loopdev.h"
 #include "media.h"
 #include "probe.h"
+#include "resolve.h"
 #include "sbuf.h"
 #include "sys.h"
 

@@ -10,6 +10,7 @@
 #include "boot.h"
 #include "log.h"
 #include "loopdev.h"
+#include "resolve.h"
 #include "sbuf.h"
 #include "sys.h"
 

@@ -8,6 +8,7 @@
 
 #include "blkdev.h"
 #include "boot.h"
+#include "filesave.h"
 #include "lines.h"
 #include "log.h"
 #include "record.h"

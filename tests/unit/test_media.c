@@ -10,6 +10,7 @@
 #include "config.h"
 #include "lines.h"
 #include "media.h"
+#include "resolve.h"
 #include "sys.h"
 #include "unit.h"
 

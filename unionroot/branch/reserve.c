@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "filesave.h"
 #include "rmtree.h"
 #include "sys.h"
 

@@ -15,11 +15,13 @@
 #include <unistd.h>
 
 #include "branch.h"
+#include "filesave.h"
 #include "keepcopy.h"
 #include "log.h"
 #include "lines.h"
 #include "overlay.h"
 #include "fmt.h"
+#include "resolve.h"
 #include "sbuf.h"
 #include "sys.h"
 

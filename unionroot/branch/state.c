@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "branch.h"
+#include "filesave.h"
 #include "lines.h"
 #include "sbuf.h"
 #include "strnum.h"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "resolve.h"
 #include "sbuf.h"
 #include "rmtree.h"
 #include "sys.h"

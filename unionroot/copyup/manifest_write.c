@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filesave.h"
 #include "sbuf.h"
 #include "sys.h"
 

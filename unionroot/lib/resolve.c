@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The fallback of sys_openat2: each component opened O_PATH|O_NOFOLLOW from
- * the last directory, symlinks read and spliced into the rest of the path, so
- * that the RESOLVE_* scope is checked at every step as the kernel does. */
+/* sys_openat2, and its fallback for kernels without openat2: each component
+ * opened O_PATH|O_NOFOLLOW from the last directory, symlinks read and spliced
+ * into the rest of the path, so that the RESOLVE_* scope is checked at every
+ * step as the kernel does. */
 #include "resolve.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define WALK_FLAGS                                                                                 \
@@ -216,4 +218,24 @@ int sys_openat2_walk(int dir, const char *path, int flags, uint64_t resolve)
 		rc = walk_run(&w);
 	walk_move(&w, dir);
 	return rc;
+}
+
+int sys_openat2(int dir, const char *path, int flags, uint64_t resolve)
+{
+	struct open_how how = { .flags = (uint64_t)(flags | O_CLOEXEC), .resolve = resolve };
+	long fd = syscall(SYS_openat2, dir, path, &how, sizeof(how));
+
+	if (fd >= 0)
+		return (int)fd;
+	return errno == ENOSYS ? sys_openat2_walk(dir, path, flags, resolve) : -errno;
+}
+
+int sys_open_beneath(int dir, const char *path, int flags)
+{
+	while (*path == '/')
+		path++;
+	if (!*path)
+		return -EINVAL;
+	return sys_openat2(dir, path, flags,
+			   RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
 }

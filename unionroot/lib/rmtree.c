@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "resolve.h"
 #include "sbuf.h"
 #include "sys.h"
 

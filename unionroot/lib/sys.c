@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -15,9 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "resolve.h"
-#include "rmtree.h"
-#include "sbuf.h"
 
 #if !defined(__GLIBC__) && defined(SYS_newfstatat)
 /* The stat family as the kernel's one call: musl's fstatat copies the
@@ -72,26 +68,6 @@ int sys_renameat2(int olddir, const char *oldpath, int newdir, const char *newpa
 		  unsigned flags)
 {
 	return syscall(SYS_renameat2, olddir, oldpath, newdir, newpath, flags) < 0 ? -errno : 0;
-}
-
-int sys_openat2(int dir, const char *path, int flags, uint64_t resolve)
-{
-	struct open_how how = { .flags = (uint64_t)(flags | O_CLOEXEC), .resolve = resolve };
-	long fd = syscall(SYS_openat2, dir, path, &how, sizeof(how));
-
-	if (fd >= 0)
-		return (int)fd;
-	return errno == ENOSYS ? sys_openat2_walk(dir, path, flags, resolve) : -errno;
-}
-
-int sys_open_beneath(int dir, const char *path, int flags)
-{
-	while (*path == '/')
-		path++;
-	if (!*path)
-		return -EINVAL;
-	return sys_openat2(dir, path, flags,
-			   RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
 }
 
 int sys_pivot_root(const char *new_root, const char *put_old)
@@ -217,32 +193,6 @@ int sys_file_open(int dir, const char *name, int flags, struct stat *st)
 	return sys_file_check(fd < 0 ? -errno : fd, st);
 }
 
-int sys_file_create(int dir, const char *name, mode_t mode)
-{
-	/* a stale or planted temp name (a symlink, a FIFO, a directory) would
-	 * fail every save, or hang it: whatever is there goes first */
-	int fd, rc = rmtree_at(dir, name);
-
-	if (rc < 0)
-		return rc;
-	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	return fd < 0 ? -errno : fd;
-}
-
-int sys_file_commit(int dir, const char *tmp, const char *name)
-{
-	if (sys_renameat(dir, tmp, dir, name) < 0) {
-		/* a file cannot replace a directory planted at its name */
-		int rc = errno == EISDIR ? rmtree_at(dir, name) : -errno;
-
-		if (rc < 0)
-			return rc;
-		if (sys_renameat(dir, tmp, dir, name) < 0)
-			return -errno;
-	}
-	return fsync(dir) < 0 ? -errno : 0;
-}
-
 ssize_t sys_read_fd(int fd, char *buf, size_t cap)
 {
 	size_t len = 0;
@@ -314,40 +264,6 @@ ssize_t sys_read_fileat(int dir, const char *path, char *buf, size_t cap)
 ssize_t sys_read_file(const char *path, char *buf, size_t cap)
 {
 	return sys_read_fileat(AT_FDCWD, path, buf, cap);
-}
-
-int sys_write_file_atomic(int dir, const char *name, const char *buf, size_t len,
-			  mode_t mode)
-{
-	char tmp[128];
-	int fd, rc = 0;
-
-	if (strfmt(tmp, sizeof(tmp), ".%s.new", name) < 0)
-		return -ENAMETOOLONG;
-	fd = sys_file_create(dir, tmp, mode);
-	if (fd < 0)
-		return fd;
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	if (!rc && fsync(fd) < 0)
-		rc = -errno;
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (!rc)
-		rc = sys_file_commit(dir, tmp, name);
-	if (rc)
-		unlinkat(dir, tmp, 0);
-	return rc;
 }
 
 uint64_t sys_now_ms(void)

@@ -29,14 +29,6 @@ int sys_fcntl(int fd, int cmd, long arg) WUR;
  * AT_SYMLINK_NOFOLLOW (0.8 KB) that copy-up never needs. 0 or -errno. */
 int sys_utimensat(int dir, const char *name, const struct timespec ts[2], int flags) WUR;
 int sys_fchmodat(int dir, const char *name, mode_t mode) WUR;
-/* openat2 with RESOLVE_* flags; before 5.6 (ENOSYS) the same resolution
- * done one component at a time (resolve.c), or -ENOSYS for what it lacks. */
-int sys_openat2(int dir, const char *path, int flags, uint64_t resolve) WUR;
-/* Opens path (leading '/' ignored) inside the tree at dir, never leaving it:
- * no "..", no symlink out of it, no magic links, no other mount. Symlinks
- * within the tree resolve.
- * An untrusted medium's file or -errno (-EXDEV: the path tried to leave). */
-int sys_open_beneath(int dir, const char *path, int flags) WUR;
 int sys_pivot_root(const char *new_root, const char *put_old) WUR;
 
 /* mount(2) returning -errno. */
@@ -64,12 +56,6 @@ int sys_file_check(int fd, struct stat *st) WUR;
 /* openat, never following a symlink as the last component (-ELOOP), then
  * the check. fd or -errno. */
 int sys_file_open(int dir, const char *name, int flags, struct stat *st) WUR;
-/* A new file to write (a temporary): whatever was at name is removed first
- * (a directory with its tree), then O_CREAT|O_EXCL|O_NOFOLLOW. fd or -errno. */
-int sys_file_create(int dir, const char *name, mode_t mode) WUR;
-/* Renames tmp over name (a directory planted there is removed) and fsyncs
- * dir. 0 or -errno. */
-int sys_file_commit(int dir, const char *tmp, const char *name) WUR;
 /* Reads a whole small regular file into buf (NUL-terminated); length or
  * -errno (-EFBIG when it does not fit, -EINVAL when it is no regular file;
  * a symlink as the last component is not followed: -ELOOP). */
@@ -84,9 +70,6 @@ void *sys_map_anon(size_t len);
  * NUL-terminated, into *text: its length, or -errno with *text as it was
  * (-EFBIG when the file is larger than max bytes). */
 ssize_t sys_map_text(const char *path, size_t max, char **text) WUR;
-/* Writes buf to path: new file, fsync, rename over, fsync the directory. */
-int sys_write_file_atomic(int dir, const char *name, const char *buf, size_t len,
-			  mode_t mode) WUR;
 /* Whether path (from dir) names anything, a symlink itself included: an
  * lstat, as musl's faccessat(AT_SYMLINK_NOFOLLOW) needs faccessat2 (Linux
  * 5.8) and answers EINVAL before it. 1 or 0. */
