@@ -11,7 +11,7 @@
 #include "chash.h"
 #include "config.h"
 #include "copyup.h"
-#include "copyup_tables.h"
+#include "walktab.h"
 #include "manifest.h"
 #include "unit.h"
 

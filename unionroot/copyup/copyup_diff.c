@@ -11,7 +11,7 @@
 #include "branch.h"
 #include "cli.h"
 #include "copyup.h"
-#include "copyup_tables.h"
+#include "walktab.h"
 #include "diff.h"
 #include "relpath.h"
 #include "sbuf.h"

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "copyup.h"
-#include "copyup_tables.h"
+#include "walktab.h"
 #include "manifest.h"
 #include "relpath.h"
 #include "treecopy.h"

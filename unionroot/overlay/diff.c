@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "copyup_tables.h"
+#include "walktab.h"
 #include "overlay.h"
 #include "sys.h"
 

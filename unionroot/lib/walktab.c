@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Copy-up's name and hard-link tables: fixed arenas, no growth, no malloc
- * (PID 1 runs the first copy). */
-#include "copyup_tables.h"
+/* A tree walk's name and hard-link tables: fixed arenas, no growth, no
+ * malloc (PID 1 runs copy-up's first copy). */
+#include "walktab.h"
 
 #include <errno.h>
 #include <string.h>

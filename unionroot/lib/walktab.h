@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The two bounded tables of a copy-up walk, each in fixed mmap'd arenas:
- * the sorted names of the directories on the current path, and the image's
- * hard-linked inodes with the path they were first copied to. */
-#ifndef UNIONROOT_COPYUP_TABLES_H
-#define UNIONROOT_COPYUP_TABLES_H
+/* The two bounded tables of a tree walk (copy-up's, diff's), each in fixed
+ * mmap'd arenas: the sorted names of the directories on the current path,
+ * and the hard-linked inodes met with the path they were first copied to. */
+#ifndef UNIONROOT_WALKTAB_H
+#define UNIONROOT_WALKTAB_H
 
 #include <stddef.h>
 #include <stdint.h>
