@@ -61,12 +61,12 @@ HCFLAGS := $(BASE) -O1 -g $(SAN) -DUNIONROOT_TEST
 HLDFLAGS:= $(SAN)
 
 # COPYUP=0 leaves the copy-up backend out (boards whose writable branch is
-# always an overlay upper); copyup_none.c answers for it. The plan knows
+# always an overlay upper); the three *_none.c files answer for it. The plan knows
 # (UNIONROOT_NO_COPYUP): a branch that needs copy-up falls to union.onfail.
 COPYUP   ?= 1
 COPYUP_SRC := $(addprefix unionroot/copyup/,copyup.c copyup_land.c copyup_gone.c copyup_apply.c copyup_rec.c \
-              copyup_diff.c manifest.c manifest_write.c) unionroot/cmd/cmd_copyup.c
-NOCOPYUP_SRC := unionroot/copyup/copyup_none.c
+              manifest.c manifest_write.c) unionroot/diff/copyup_diff.c unionroot/cmd/cmd_copyup.c
+NOCOPYUP_SRC := unionroot/copyup/copyup_none.c unionroot/diff/copyup_diff_none.c unionroot/cmd/cmd_copyup_none.c
 # VERITY=0 leaves dm-verity out (boards that boot unverified images): a
 # layer union.verity= names is refused as a failed verity setup is, and the
 # plan says so (UNIONROOT_NO_VERITY). union.verity='s parser stays, for the

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "branch.h"
-#include "cli.h"
 #include "copyup.h"
 #include "walktab.h"
 #include "diff.h"

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+/* unionroot diff in a build without the copy-up backend (make COPYUP=0):
+ * a copy-up branch is named, and the command says the backend is left out. */
+#include <errno.h>
+
+#include "diff.h"
+#include "sbuf.h"
+
+int diff_copyup(const char *rw, diff_fn fn, void *ctx, char *why, size_t cap)
+{
+	(void)fn, (void)ctx;
+	IGNORE(strfmt(why, cap, "%s is a copy-up branch, and this build has no copy-up backend (make COPYUP=0)",
+		      rw)); /* may cut */
+	return -EOPNOTSUPP;
+}
