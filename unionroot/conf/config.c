@@ -10,7 +10,7 @@
 #include "cmdline.h"
 #include "sbuf.h"
 #include "spec.h"
-#include "verity.h"
+#include "verity_arg.h"
 
 enum ptype {
 	P_SPECLIST, /* union.lower */

@@ -13,7 +13,7 @@
 #include "defs.h"
 #include "spec.h"
 #include "state.h"
-#include "verity.h"
+#include "verity_arg.h"
 
 #define PLAN_WHY_MAX 200
 #define PLAN_TEXT_MAX 2048
