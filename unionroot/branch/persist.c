@@ -10,7 +10,6 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "sys.h"
 
 static int on_tmpfs(int fd)

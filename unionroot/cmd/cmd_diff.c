@@ -13,6 +13,7 @@
 #include "diff.h"
 #include "manifest.h"
 #include "out.h"
+#include "persist.h"
 #include "sbuf.h"
 
 struct counts {

@@ -18,6 +18,7 @@
 #include "mtd.h"
 #include "out.h"
 #include "overlay.h"
+#include "persist.h"
 #include "plan.h"
 #include "record.h"
 #include "sbuf.h"
