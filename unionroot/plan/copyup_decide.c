@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The copy-up decisions, pure: what a boot does, and the three-way merge of
  * one path (base = the manifest, user = upper/, theirs = the new image). */
-#include "copyup.h"
+#include "copyup_decide.h"
 
 #include <string.h>
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "copyup.h"
+#include "copyup_decide.h"
 #include "reset.h"
 #include "sbuf.h"
 #include "spec.h"
