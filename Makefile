@@ -64,7 +64,7 @@ HLDFLAGS:= $(SAN)
 # always an overlay upper); the three *_none.c files answer for it. The plan knows
 # (UNIONROOT_NO_COPYUP): a branch that needs copy-up falls to union.onfail.
 COPYUP   ?= 1
-COPYUP_SRC := $(addprefix unionroot/copyup/,copyup.c copyup_land.c copyup_gone.c copyup_apply.c copyup_rec.c \
+COPYUP_SRC := $(addprefix unionroot/copyup/,copyup.c copyup_land.c copyup_gone.c copyup_note.c copyup_apply.c copyup_rec.c \
               manifest.c manifest_write.c) unionroot/diff/copyup_diff.c unionroot/cmd/cmd_copyup.c
 NOCOPYUP_SRC := unionroot/copyup/copyup_none.c unionroot/diff/copyup_diff_none.c unionroot/cmd/cmd_copyup_none.c
 # VERITY=0 leaves dm-verity out (boards that boot unverified images): a

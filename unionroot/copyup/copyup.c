@@ -2,7 +2,7 @@
 /* Carries out a copy-up: the first copy, a merge after an image upgrade, a
  * restore (reset). One walk of the image in tree order beside the old
  * manifest, so memory stays bounded: names of the directories on the current
- * path, and a table of hard-linked inodes (copyup_tables.c).
+ * path, and a table of hard-linked inodes (walktab.c).
  *
  * Crash safety: the first copy builds .unionroot/stage/tree and renames it
  * over the empty upper/ after a syncfs; a merge stages each file (fsynced)
@@ -12,7 +12,7 @@
  * (decided "equal to theirs") and converges to the same tree.
  *
  * This file walks; copyup_land.c lands an entry, copyup_gone.c handles what
- * left the image. */
+ * left the image, copyup_note.c shows the warnings. */
 #include "copyup_walk.h"
 
 #include <errno.h>
@@ -27,19 +27,9 @@
 #include "rmtree.h"
 #include "sys.h"
 
-#define NOTES_MAX 8
-
 static struct mreader reader;
 static struct mwriter writer;
 static struct run R;
-
-void cu_note(struct run *r, const char *what)
-{
-	if (r->notes++ < NOTES_MAX)
-		log_warn("copy-up: /%s %s", r->rel.s, what);
-	else if (r->notes == NOTES_MAX + 1)
-		log_warn("copy-up: more notes like these are not shown");
-}
 
 /* ---- the walk ------------------------------------------------------------------ */
 

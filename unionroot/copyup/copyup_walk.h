@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* One copy-up run, shared by the files of its walk: copyup.c walks the
- * image, copyup_land.c lands an entry of it in the user's tree, and
- * copyup_gone.c handles what the manifest has and the image no longer has. */
+ * image, copyup_land.c lands an entry of it in the user's tree,
+ * copyup_gone.c handles what the manifest has and the image no longer has,
+ * and copyup_note.c shows the warnings about its paths. */
 #ifndef UNIONROOT_COPYUP_WALK_H
 #define UNIONROOT_COPYUP_WALK_H
 
