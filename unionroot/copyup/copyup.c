@@ -38,11 +38,11 @@ static int emit(struct run *r, int rec, int udir, const char *name, uint64_t has
 {
 	struct stat st;
 
-	if (rec == R_DROP)
+	if (rec == CU_REC_DROP)
 		return 0;
 	r->rec = *theirs; /* path included */
 	r->rec.hash = hash;
-	if (rec == R_STAMPED && udir >= 0 && fstatat(udir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (rec == CU_REC_STAMPED && udir >= 0 && fstatat(udir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		rec_stamp(&r->rec, &st);
 	memcpy(r->rec.path, r->rel.s, r->rel.len + 1);
 	r->res->entries++;
@@ -85,12 +85,12 @@ static int entry_facts(struct run *r, int idir, int udir, const char *name, int 
 			if (rc < 0)
 				return rc;
 			e->th_known = 1;
-			e->f.theirs = e->th == base->hash ? T_SAME : T_CHANGED;
+			e->f.theirs = e->th == base->hash ? CU_THEIRS_SAME : CU_THEIRS_CHANGED;
 		}
 	}
 	if (!e->f.parent_gone)
 		e->f.user = rec_user_state(udir, name, base, &e->ust, &uh, &uh_known);
-	e->uhave = e->f.user != U_ABSENT;
+	e->uhave = e->f.user != CU_USER_ABSENT;
 	if (e->uhave) {
 		struct mrec u;
 
@@ -115,7 +115,7 @@ static int entry_act(struct run *r, int idir, int udir, const char *name, struct
 	int rc;
 
 	switch (d->act) {
-	case A_INSTALL:
+	case CU_ACT_INSTALL:
 		rc = cu_install(r, idir, udir, name, &e->tst, e->uhave, &e->ust, &e->th);
 		if (rc < 0) {
 			if (fatal(rc))
@@ -123,7 +123,7 @@ static int entry_act(struct run *r, int idir, int udir, const char *name, struct
 			r->res->errors++;
 			cu_note(r, "could not be copied from the image");
 			log_warn("copy-up: /%s: %s", r->rel.s, strerror(-rc));
-			d->rec = R_UNSTAMPED;
+			d->rec = CU_REC_UNSTAMPED;
 			rc = tc_hash(idir, name, &e->tst, &e->th);
 			if (rc < 0)
 				return rc; /* the image itself is unreadable */
@@ -134,26 +134,26 @@ static int entry_act(struct run *r, int idir, int udir, const char *name, struct
 		else
 			r->res->copied++;
 		break;
-	case A_KEEP_USER:
+	case CU_ACT_KEEP_USER:
 		r->res->kept++;
-		if (d->note == N_CONFLICT) {
+		if (d->note == CU_NOTE_CONFLICT) {
 			r->res->conflicts++;
 			cu_note(r, "changed by you and in the image; your version is kept");
 		}
 		break;
 	default:
-		if (d->note == N_STAYS_DELETED) {
+		if (d->note == CU_NOTE_STAYS_DELETED) {
 			r->res->stay_deleted++;
 			cu_note(r, "deleted by you and changed in the image; stays deleted");
 		}
 		break;
 	}
-	if (!e->th_known && d->rec != R_DROP) {
+	if (!e->th_known && d->rec != CU_REC_DROP) {
 		rc = tc_hash(idir, name, &e->tst, &e->th);
 		if (rc < 0)
 			return rc;
 	}
-	if (d->rec == R_STAMPED && e->tst.st_nlink > 1 && !S_ISDIR(e->tst.st_mode))
+	if (d->rec == CU_REC_STAMPED && e->tst.st_nlink > 1 && !S_ISDIR(e->tst.st_mode))
 		linktab_add(&r->links, e->tst.st_ino, e->th, r->rel.s, r->rel.len);
 	return emit(r, d->rec, udir, name, e->th, &e->theirs);
 }
@@ -198,7 +198,7 @@ static int entry_below(struct run *r, int idir, int udir, const char *name, int 
 
 static int entry(struct run *r, int idir, int udir, const char *name, int depth, int parent_gone)
 {
-	struct ent e = { .f = { 0, U_ABSENT, T_CHANGED, 0, parent_gone, r->action == CU_RESTORE } };
+	struct ent e = { .f = { 0, CU_USER_ABSENT, CU_THEIRS_CHANGED, 0, parent_gone, r->action == CU_RESTORE } };
 	struct cu_decision d;
 	size_t dirlen = r->rel.len, old;
 	int rc, cmp = 1;
@@ -224,7 +224,7 @@ static int entry(struct run *r, int idir, int udir, const char *name, int depth,
 			rc = entry_act(r, idir, udir, name, &e, &d);
 		}
 		if (rc == 0)
-			rc = entry_below(r, idir, udir, name, depth, &e, d.act == A_INSTALL);
+			rc = entry_below(r, idir, udir, name, depth, &e, d.act == CU_ACT_INSTALL);
 		else
 			return rc;
 	}

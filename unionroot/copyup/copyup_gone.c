@@ -86,7 +86,7 @@ static int remove_user(struct run *r, int udir, const char *name, int present, c
 static int removed(struct run *r, int udir, int depth)
 {
 	size_t mine = strlen(r->m->cur.path), parent = r->rel.len;
-	struct cu_facts f = { 1, U_ABSENT, T_ABSENT, 0, udir < 0, r->action == CU_RESTORE };
+	struct cu_facts f = { 1, CU_USER_ABSENT, CU_THEIRS_ABSENT, 0, udir < 0, r->action == CU_RESTORE };
 	struct cu_decision d;
 	char name[NAME_MAX_ + 1];
 	struct brief b;
@@ -108,7 +108,7 @@ static int removed(struct run *r, int udir, int depth)
 	rec_of(&base, &b);
 	f.user = rec_user_state(udir, name, &base, &ust, &uh, &known);
 	d = copyup_decide(&f);
-	if (b.type == 'd' && f.user != U_ABSENT && S_ISDIR(ust.st_mode))
+	if (b.type == 'd' && f.user != CU_USER_ABSENT && S_ISDIR(ust.st_mode))
 		child = openat(udir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	while (rc == 0 && b.type == 'd' && r->m->have && mf_path_under(r->m->cur.path, r->rel.s)) {
 		rc = removed(r, child, depth + 1);
@@ -118,11 +118,11 @@ static int removed(struct run *r, int udir, int depth)
 		close(child);
 	if (rc < 0)
 		return rc;
-	if (d.act == A_REMOVE) {
-		rc = remove_user(r, udir, name, f.user != U_ABSENT, &ust);
-	} else if (d.act == A_KEEP_USER) {
+	if (d.act == CU_ACT_REMOVE) {
+		rc = remove_user(r, udir, name, f.user != CU_USER_ABSENT, &ust);
+	} else if (d.act == CU_ACT_KEEP_USER) {
 		r->res->kept++;
-		if (d.note == N_KEPT_REMOVED)
+		if (d.note == CU_NOTE_KEPT_REMOVED)
 			cu_note(r, "left the image; your changed copy is kept");
 	}
 	relpath_pop(&r->rel, parent);

@@ -52,21 +52,21 @@ int rec_user_state(int udir, const char *name, const struct mrec *base, struct s
 
 	*uhash_known = 0;
 	if (udir < 0 || fstatat(udir, name, ust, AT_SYMLINK_NOFOLLOW) < 0)
-		return U_ABSENT;
+		return CU_USER_ABSENT;
 	if (!base)
-		return U_CHANGED;
+		return CU_USER_CHANGED;
 	if (base->ino && ust->st_ino == base->ino && ust->st_ctim.tv_sec == base->ctime &&
 	    (uint32_t)ust->st_ctim.tv_nsec == base->ctime_ns &&
 	    tc_type(ust->st_mode) == base->type) {
 		*uhash = base->hash;
 		*uhash_known = 1;
-		return U_SAME;
+		return CU_USER_SAME;
 	}
 	rec_fill(&u, ust);
 	if (!rec_meta_eq(&u, base) || tc_hash(udir, name, ust, uhash) < 0)
-		return U_CHANGED;
+		return CU_USER_CHANGED;
 	*uhash_known = 1;
-	return *uhash == base->hash ? U_SAME : U_CHANGED;
+	return *uhash == base->hash ? CU_USER_SAME : CU_USER_CHANGED;
 }
 
 int copyup_user_state(int udir, const char *name, const struct mrec *base, struct stat *ust)

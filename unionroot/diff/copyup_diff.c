@@ -25,7 +25,7 @@ struct dctx {
 	int err;
 };
 
-static void out(struct dctx *c, char what, const char *path)
+static void report(struct dctx *c, char what, const char *path)
 {
 	int rc = c->fn(what, path, c->ctx);
 
@@ -45,7 +45,7 @@ static void deleted(struct dctx *c)
 	char top[MF_PATH_MAX];
 
 	memcpy(top, c->m.cur.path, strlen(c->m.cur.path) + 1);
-	out(c, 'D', top);
+	report(c, 'D', top);
 	next(c);
 	while (!c->err && c->m.have && mf_path_under(c->m.cur.path, top))
 		next(c);
@@ -75,15 +75,15 @@ static void walk(struct dctx *c, int dir)
 			int u = copyup_user_state(dir, name, &c->m.cur, &st);
 			int was_dir = c->m.cur.type == 'd';
 
-			if (u == U_CHANGED)
-				out(c, 'M', c->rel.s);
+			if (u == CU_USER_CHANGED)
+				report(c, 'M', c->rel.s);
 			next(c);
 			if (was_dir && !S_ISDIR(st.st_mode)) {
 				while (!c->err && c->m.have && mf_path_under(c->m.cur.path, c->rel.s))
 					next(c);
 			}
 		} else if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			out(c, 'A', c->rel.s);
+			report(c, 'A', c->rel.s);
 		} else {
 			relpath_pop(&c->rel, old);
 			continue;

@@ -9,7 +9,7 @@
 int diff_copyup(const char *rw, diff_fn fn, void *ctx, char *why, size_t cap)
 {
 	(void)fn, (void)ctx;
-	IGNORE(strfmt(why, cap, "%s is a copy-up branch, and this build has no copy-up backend (make COPYUP=0)",
-		      rw)); /* may cut */
+	IGNORE(strfmt(why, cap, "%s is a copy-up branch, and %s", rw,
+		      "this build has no copy-up backend (make COPYUP=0)")); /* may cut */
 	return -EOPNOTSUPP;
 }

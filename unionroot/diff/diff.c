@@ -100,7 +100,8 @@ static void note(struct walk *w, int err)
 static int walk_dir(struct walk *w, int ud, const int *lds, unsigned nl, int depth);
 
 /* lds: the lower directories at this level that can still show through */
-static int one(struct walk *w, int ud, const int *lds, unsigned nl, const char *name, int depth)
+static int upper_entry(struct walk *w, int ud, const int *lds, unsigned nl, const char *name,
+		       int depth)
 {
 	struct stat u, l;
 	int lower = -1; /* index in lds of the top-most layer having name */
@@ -187,7 +188,7 @@ static int walk_dir(struct walk *w, int ud, const int *lds, unsigned nl, int dep
 		return 0;
 	}
 	for (size_t i = 0; i < count && rc >= 0; i++)
-		rc = one(w, ud, lds, nl, nametab_name(&w->names, first + i), depth);
+		rc = upper_entry(w, ud, lds, nl, nametab_name(&w->names, first + i), depth);
 	/* drops this directory's names */
 	w->names.nused = nused;
 	w->names.iused = iused;

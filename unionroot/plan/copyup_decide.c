@@ -46,7 +46,7 @@ int copyup_choose_action(const struct copyup_facts *f, const char **why)
 	return CU_MERGE;
 }
 
-static struct cu_decision d(int act, int rec, int note)
+static struct cu_decision decision(int act, int rec, int note)
 {
 	struct cu_decision x = { act, rec, note };
 
@@ -55,32 +55,34 @@ static struct cu_decision d(int act, int rec, int note)
 
 struct cu_decision copyup_decide(const struct cu_facts *f)
 {
-	if (f->theirs == T_ABSENT) {
-		if (f->user == U_ABSENT)
-			return d(A_NONE, R_DROP, N_QUIET);
+	if (f->theirs == CU_THEIRS_ABSENT) {
+		if (f->user == CU_USER_ABSENT)
+			return decision(CU_ACT_NONE, CU_REC_DROP, CU_NOTE_QUIET);
 		if (!f->base)                      /* the user's own file */
-			return d(f->restore ? A_REMOVE : A_NONE, R_DROP, N_QUIET);
-		if (f->restore || f->user == U_SAME)
-			return d(A_REMOVE, R_DROP, N_QUIET);
-		return d(A_KEEP_USER, R_DROP, N_KEPT_REMOVED);
+			return decision(f->restore ? CU_ACT_REMOVE : CU_ACT_NONE, CU_REC_DROP, CU_NOTE_QUIET);
+		if (f->restore || f->user == CU_USER_SAME)
+			return decision(CU_ACT_REMOVE, CU_REC_DROP, CU_NOTE_QUIET);
+		return decision(CU_ACT_KEEP_USER, CU_REC_DROP, CU_NOTE_KEPT_REMOVED);
 	}
-	if (f->user != U_ABSENT && f->user_is_theirs)
-		return d(A_NONE, R_STAMPED, N_QUIET);
+	if (f->user != CU_USER_ABSENT && f->user_is_theirs)
+		return decision(CU_ACT_NONE, CU_REC_STAMPED, CU_NOTE_QUIET);
 	if (f->restore)
-		return d(A_INSTALL, R_STAMPED, N_QUIET);
+		return decision(CU_ACT_INSTALL, CU_REC_STAMPED, CU_NOTE_QUIET);
 	if (f->parent_gone)                        /* like an opaque directory */
-		return d(A_NONE, R_UNSTAMPED, N_QUIET);
+		return decision(CU_ACT_NONE, CU_REC_UNSTAMPED, CU_NOTE_QUIET);
 	if (!f->base)
-		return f->user == U_ABSENT ? d(A_INSTALL, R_STAMPED, N_QUIET) :
-					     d(A_KEEP_USER, R_UNSTAMPED, N_CONFLICT);
+		return f->user == CU_USER_ABSENT ? decision(CU_ACT_INSTALL, CU_REC_STAMPED, CU_NOTE_QUIET) :
+					     decision(CU_ACT_KEEP_USER, CU_REC_UNSTAMPED, CU_NOTE_CONFLICT);
 	switch (f->user) {
-	case U_ABSENT:                             /* the manifest is the whiteout */
-		return d(A_NONE, R_UNSTAMPED, f->theirs == T_CHANGED ? N_STAYS_DELETED : N_QUIET);
-	case U_SAME:
-		return f->theirs == T_SAME ? d(A_NONE, R_STAMPED, N_QUIET) :
-					     d(A_INSTALL, R_STAMPED, N_QUIET);
+	case CU_USER_ABSENT:                             /* the manifest is the whiteout */
+		return decision(CU_ACT_NONE, CU_REC_UNSTAMPED,
+				f->theirs == CU_THEIRS_CHANGED ? CU_NOTE_STAYS_DELETED : CU_NOTE_QUIET);
+	case CU_USER_SAME:
+		return f->theirs == CU_THEIRS_SAME ? decision(CU_ACT_NONE, CU_REC_STAMPED, CU_NOTE_QUIET) :
+					     decision(CU_ACT_INSTALL, CU_REC_STAMPED, CU_NOTE_QUIET);
 	default:
-		return d(A_KEEP_USER, R_UNSTAMPED, f->theirs == T_SAME ? N_QUIET : N_CONFLICT);
+		return decision(CU_ACT_KEEP_USER, CU_REC_UNSTAMPED,
+				f->theirs == CU_THEIRS_SAME ? CU_NOTE_QUIET : CU_NOTE_CONFLICT);
 	}
 }
 

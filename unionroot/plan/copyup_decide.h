@@ -33,12 +33,12 @@ int copyup_choose_action(const struct copyup_facts *f, const char **why);
 /* ---- what a merge does with one path ---------------------------------------- */
 
 /* The user's copy against the manifest (base), the image against the base.
- * Without a base: U_CHANGED means "present", T_CHANGED "present". */
-enum cu_user { U_ABSENT, U_SAME, U_CHANGED };
-enum cu_theirs { T_ABSENT, T_SAME, T_CHANGED };
-enum cu_act { A_NONE, A_INSTALL, A_REMOVE, A_KEEP_USER };
-enum cu_rec { R_DROP, R_STAMPED, R_UNSTAMPED };
-enum cu_note { N_QUIET, N_CONFLICT, N_STAYS_DELETED, N_KEPT_REMOVED };
+ * Without a base: CU_USER_CHANGED means "present", CU_THEIRS_CHANGED "present". */
+enum cu_user { CU_USER_ABSENT, CU_USER_SAME, CU_USER_CHANGED };
+enum cu_theirs { CU_THEIRS_ABSENT, CU_THEIRS_SAME, CU_THEIRS_CHANGED };
+enum cu_act { CU_ACT_NONE, CU_ACT_INSTALL, CU_ACT_REMOVE, CU_ACT_KEEP_USER };
+enum cu_rec { CU_REC_DROP, CU_REC_STAMPED, CU_REC_UNSTAMPED };
+enum cu_note { CU_NOTE_QUIET, CU_NOTE_CONFLICT, CU_NOTE_STAYS_DELETED, CU_NOTE_KEPT_REMOVED };
 
 struct cu_facts {
 	int base;            /* the path is in the manifest */
