@@ -14,12 +14,14 @@ HOSTCC  ?= gcc
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wimplicit-fallthrough \
            -Wmissing-prototypes -Wstrict-prototypes
-# unionroot/ is one folder per role (lib, conf, probe, media, plan, branch,
-# overlay, copyup, cmd); each is on the include path, so a header is named
-# by its file name alone wherever it lives.
-SRC_DIRS:= $(sort $(dir $(wildcard unionroot/*/*.c unionroot/*/*.h)))
-INCS    := $(patsubst %/,-I%,$(SRC_DIRS))
-BASE    := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -Iinit -fstack-protector-strong
+# unionroot/ is one folder per role (lib, probe, conf, kmod, media, overlay,
+# branch, plan, copyup, diff, cmd); an include names a header with its folder
+# ("lib/sys.h"), so the include path is unionroot/ alone and a bare name
+# resolves nowhere but beside the file that includes it.
+INCS    := -Iunionroot
+# transitional: init/ names unionroot/ headers bare until its includes are rewritten
+INCS    += $(patsubst %/,-I%,$(sort $(dir $(wildcard unionroot/*/*.h))))
+BASE    := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -fstack-protector-strong
 
 # The shipped binary: musl, static, small. No stdio: PID 1 logs and the
 # admin commands print (unionroot/cmd/out.c) through unionroot/lib/fmt.c,

@@ -2,8 +2,8 @@
 /* libFuzzer target for the boot configuration: the input is a board file
  * (first half, with comments) and a kernel command line (second half). Every
  * value that survives must be one the boot can use. */
-#include "config.h"
-#include "spec.h"
+#include "conf/config.h"
+#include "conf/spec.h"
 
 #include <stdint.h>
 #include <string.h>

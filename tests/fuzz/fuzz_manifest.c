@@ -6,8 +6,8 @@
  * mutated records get past the checksum); and its first line alone through
  * mf_parse, where every record that parses must format and parse back to the
  * same record. */
-#include "chash.h"
-#include "manifest.h"
+#include "copyup/manifest.h"
+#include "lib/chash.h"
 
 #include <errno.h>
 #include <fcntl.h>

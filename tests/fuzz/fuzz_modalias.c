@@ -2,13 +2,13 @@
 /* libFuzzer target for modules.alias parsing and modalias matching: the
  * input holds an alias file, a NUL, then modaliases one a line; the whole
  * input is also read as a uevent. */
-#include "modalias.h"
+#include "kmod/modalias.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "lines.h"
+#include "lib/lines.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,13 +2,13 @@
 /* libFuzzer target for modules.dep + modules.softdep parsing and ordering:
  * the input holds both files separated by a NUL byte; every module named in
  * the index is resolved. */
-#include "moddep.h"
+#include "kmod/moddep.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "lines.h"
+#include "lib/lines.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
  * the sector size (512 or 4096) and a small output capacity, the rest is
  * the disk. What parttab_find answers for a number must be what the whole
  * list says of it. */
-#include "parttab.h"
+#include "probe/parttab.h"
 
 #include <stdint.h>
 #include <string.h>

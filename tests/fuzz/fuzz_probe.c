@@ -3,8 +3,8 @@
  * volume is judged to hold from the same bytes. The first byte puts the
  * rest of the input at one of the offsets where signatures live, on an
  * otherwise zero device, so small inputs reach the 32 KiB and 64 KiB ones. */
-#include "probe.h"
-#include "ubi.h"
+#include "media/ubi.h"
+#include "probe/probe.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -3,8 +3,8 @@
  * .unionroot/state and .unionroot/reset: any text either parses into a value
  * that formats and parses back to itself, or is refused and leaves the
  * defined fallback (a cleared state; a request for the keep list only). */
-#include "reset.h"
-#include "state.h"
+#include "branch/reset.h"
+#include "branch/state.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -5,9 +5,9 @@
  * the writer takes reads back field by field, and its JSON is valid, has
  * each key once, the first line's value, invalid UTF-8 as U+FFFD. The input
  * as a record's text, whatever it holds, gives valid JSON too. */
-#include "json.h"
+#include "cmd/json.h"
 #include "jsoncheck.h"
-#include "record.h"
+#include "lib/record.h"
 
 #include <stdint.h>
 #include <string.h>

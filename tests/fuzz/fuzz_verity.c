@@ -2,8 +2,8 @@
 /* libFuzzer target for dm-verity's parsers and table builder: the first
  * 512 bytes are a superblock, the rest a union.verity= value. Whatever
  * parses must give a table line the kernel can split, or a named error. */
-#include "verity.h"
-#include "spec.h"
+#include "conf/spec.h"
+#include "media/verity.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "reserve.h"
-#include "rmtree.h"
-#include "reset.h"
+#include "branch/branch.h"
+#include "branch/reserve.h"
+#include "branch/reset.h"
+#include "lib/rmtree.h"
 #include "unit.h"
 
 static const struct reset_env factory = { RESET_FACTORY, NULL, 0, NULL, NULL, NULL };

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmdline.h"
+#include "conf/cmdline.h"
 #include "unit.h"
 
 struct seen {

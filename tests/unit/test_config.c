@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "conf/config.h"
 #include "unit.h"
 
 struct errs {

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "chash.h"
-#include "config.h"
-#include "copyup.h"
-#include "walktab.h"
-#include "manifest.h"
+#include "conf/config.h"
+#include "copyup/copyup.h"
+#include "copyup/manifest.h"
+#include "lib/chash.h"
+#include "lib/walktab.h"
 #include "unit.h"
 
 static const struct merge_case {

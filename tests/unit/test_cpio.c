@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The cpio writer: archives are parsed back field by field, and two trees
  * with the same content but different history give the same bytes. */
-#include "unit.h"
 #include "../../tools/cpio.h"
+#include "unit.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,9 +4,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "diff.h"
-#include "out.h"
+#include "cmd/cli.h"
+#include "cmd/out.h"
+#include "diff/diff.h"
 #include "unit.h"
 
 static void a_file_name_cannot_forge_a_diff_line(void)

@@ -4,7 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "fdcopy.h"
+#include "lib/fdcopy.h"
 #include "unit.h"
 
 static int scratch(const char *name, int flags)

@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "blank.h"
-#include "mtd.h"
-#include "ubi.h"
+#include "branch/blank.h"
+#include "media/mtd.h"
+#include "media/ubi.h"
 #include "unit.h"
 
 static const char proc_mtd[] =

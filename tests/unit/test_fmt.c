@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include "fmt.h"
+#include "lib/fmt.h"
 #include "unit.h"
 
 #define SAME(...)                                                                     \

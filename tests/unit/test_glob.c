@@ -4,7 +4,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 
-#include "glob.h"
+#include "lib/glob.h"
 #include "unit.h"
 
 static void the_table_of_globs_matches_as_documented(void)

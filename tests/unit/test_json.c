@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "../fuzz/jsoncheck.h"
-#include "json.h"
-#include "record.h"
+#include "cmd/json.h"
+#include "lib/record.h"
 #include "unit.h"
 
 static char json_text[1 << 16];

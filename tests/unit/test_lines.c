@@ -3,7 +3,7 @@
  * a cut last line is seen as unterminated, and strict copies refuse it. */
 #include <errno.h>
 
-#include "lines.h"
+#include "lib/lines.h"
 #include "unit.h"
 
 static void lines_come_out_with_their_lengths(void)

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "lib/log.h"
 #include "unit.h"
 
 /* A newline in a value would start a forged "unionroot: ..." line of its

@@ -7,11 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "lines.h"
-#include "media.h"
-#include "resolve.h"
-#include "sys.h"
+#include "conf/config.h"
+#include "lib/lines.h"
+#include "lib/resolve.h"
+#include "lib/sys.h"
+#include "media/media.h"
 #include "unit.h"
 
 static struct blkdev dev(const char *type, int removable, int probed)

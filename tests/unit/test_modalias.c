@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lines.h"
-#include "modalias.h"
+#include "kmod/modalias.h"
+#include "lib/lines.h"
 #include "unit.h"
 
 /* As PID 1 has it: a table as long as the file has lines, or a shorter

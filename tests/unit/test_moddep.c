@@ -3,8 +3,8 @@
  * them for the Debian kernel. */
 #include <errno.h>
 
-#include "lines.h"
-#include "moddep.h"
+#include "kmod/moddep.h"
+#include "lib/lines.h"
 #include "unit.h"
 
 #define POOL 700

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "out.h"
+#include "cmd/out.h"
 #include "unit.h"
 
 /* fd 'which' onto a fresh file (or /dev/null read-only when ro); the saved

@@ -4,7 +4,7 @@
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 
-#include "overlay.h"
+#include "overlay/overlay.h"
 #include "unit.h"
 
 static void persistent_unions_pass_every_option_explicitly(void)

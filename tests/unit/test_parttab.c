@@ -3,8 +3,8 @@
  * its backup, MBR with primary and logical partitions, hostile EBR chains. */
 #include "unit.h"
 
-#include "bytes.h"
-#include "parttab.h"
+#include "lib/bytes.h"
+#include "probe/parttab.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -5,9 +5,9 @@
  * writes to /run/unionroot/plan for them. */
 #include <errno.h>
 
-#include "config.h"
-#include "plan.h"
-#include "reset.h"
+#include "branch/reset.h"
+#include "conf/config.h"
+#include "plan/plan.h"
 #include "unit.h"
 
 #define BOARD "union.lower=/dev/vda union.upper=LABEL=data"

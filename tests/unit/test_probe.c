@@ -4,8 +4,8 @@
  * absurd geometry, bad checksum) is unknown rather than a crash. */
 #include "unit.h"
 
-#include "bytes.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/probe.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bytes.h"
-#include "parttab.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/parttab.h"
+#include "probe/probe.h"
 #include "unit.h"
 
 #define IMG_LEN 0x8000

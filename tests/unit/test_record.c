@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "record.h"
+#include "lib/record.h"
 #include "unit.h"
 
 static void a_newline_in_a_label_cannot_add_a_line(void)

@@ -8,12 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "config.h"
-#include "decide.h"
-#include "keep.h"
-#include "reset.h"
-#include "state.h"
+#include "branch/branch.h"
+#include "branch/keep.h"
+#include "branch/reset.h"
+#include "branch/state.h"
+#include "conf/config.h"
+#include "plan/decide.h"
 #include "unit.h"
 
 static void the_state_round_trips_and_garbage_is_refused(void)

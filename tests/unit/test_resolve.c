@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "resolve.h"
-#include "sys.h"
+#include "lib/resolve.h"
+#include "lib/sys.h"
 #include "unit.h"
 
 static const char *const paths[] = {

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rmtree.h"
+#include "lib/rmtree.h"
 #include "unit.h"
 
 static int tmp_open(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The SPEC grammar: every form, nesting, deadlines, and refusals. */
-#include "spec.h"
+#include "conf/spec.h"
 #include <errno.h>
 #include "unit.h"
 

@@ -3,7 +3,7 @@
  * strstr: where they stop, what they refuse, and that they agree with libc. */
 #include <stdlib.h>
 
-#include "strnum.h"
+#include "lib/strnum.h"
 #include "unit.h"
 
 static void numbers_stop_at_the_first_non_digit(void)

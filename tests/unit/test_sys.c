@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lines.h"
-#include "sys.h"
+#include "lib/lines.h"
+#include "lib/sys.h"
 #include "unit.h"
 
 /* a driver link in /sys is a symlink: it counts whether or not it resolves */

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "boot.h"
+#include "../../init/boot.h"
 #include "unit.h"
 
 /* A script that starts "sleep 300" in the background (holding the output

@@ -5,10 +5,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "config.h"
-#include "plan.h"
-#include "sbuf.h"
-#include "verity.h"
+#include "conf/config.h"
+#include "lib/sbuf.h"
+#include "media/verity.h"
+#include "plan/plan.h"
 #include "unit.h"
 
 #define ROOT "7c8e0923c8e918b78a77d140a316800aafa5220208243a3bf4c03029b3b868d6"

@@ -3,7 +3,7 @@
  * still has data behind it: it is not blank, so it is never formatted. */
 #include <string.h>
 
-#include "blank.h"
+#include "branch/blank.h"
 
 int blank_bytes(const uint8_t *buf, size_t len)
 {

@@ -2,7 +2,7 @@
 /* Writable branch layout: upper/, work/, .unionroot/ and its trash, each a
  * real directory; a pending or interrupted reset (reset.c) is applied before
  * upper/ is used. */
-#include "branch.h"
+#include "branch/branch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reset.h"
-#include "rmtree.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "branch/reset.h"
+#include "lib/rmtree.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 static int open_dir(int at, const char *name)
 {

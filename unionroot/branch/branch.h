@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define BRANCH_UPPER "upper"
 #define BRANCH_WORK "work"

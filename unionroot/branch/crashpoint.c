@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: MIT
 /* Crash points: a no-op unless built for tests. */
-#include "crashpoint.h"
+#include "branch/crashpoint.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "reset.h"
-#include "sbuf.h"
+#include "branch/reset.h"
+#include "lib/sbuf.h"
 
 #ifdef UNIONROOT_CRASHPOINTS
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "strnum.h"
+#include "lib/log.h"
+#include "lib/strnum.h"
 
 static char armed[16];
 static int reboot_armed;

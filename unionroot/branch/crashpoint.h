@@ -7,7 +7,7 @@
 #ifndef UNIONROOT_CRASHPOINT_H
 #define UNIONROOT_CRASHPOINT_H
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* 1 in test builds. */
 int crashpoint_available(void);

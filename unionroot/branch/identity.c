@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Layer identities: size, mkfs time and a hash of both ends, no tree walk. */
-#include "identity.h"
+#include "branch/identity.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bytes.h"
-#include "chash.h"
-#include "sbuf.h"
+#include "lib/bytes.h"
+#include "lib/chash.h"
+#include "lib/sbuf.h"
 
 /* The mkfs time a superblock records, 0 when this format has none we know. */
 static uint32_t mkfs_time(const unsigned char *buf, size_t len)

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define IDENTITY_MAX 72            /* "size=N,mkfs=N,hash=16hex" */
 #define IDENTITY_SPAN (64u * 1024) /* hashed at each end of the layer */

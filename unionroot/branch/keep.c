@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Keep list parsing: a path that could leave the root is refused here, before
  * anything is walked; symlinks are refused while walking (keepcopy.c). */
-#include "keep.h"
-#include "lines.h"
+#include "branch/keep.h"
+#include "lib/lines.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "sbuf.h"
+#include "lib/sbuf.h"
 
 const char *keep_invalid(const char *p)
 {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define KEEP_MAX 64
 #define KEEP_PATH_MAX 256

@@ -3,8 +3,8 @@
  * (treecopy.c), so both keep file capabilities the same way. Parents of a
  * kept entry never take their opaque mark; a kept directory keeps it, a kept
  * whiteout stays a whiteout. Hard links become separate copies. */
-#include "glob.h"
-#include "keepcopy.h"
+#include "branch/keepcopy.h"
+#include "lib/glob.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,10 +13,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "overlay.h"
-#include "sbuf.h"
-#include "sys.h"
-#include "treecopy.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
+#include "lib/treecopy.h"
+#include "overlay/overlay.h"
 
 struct kc {
 	int old_root, new_root;

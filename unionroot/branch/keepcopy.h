@@ -5,8 +5,8 @@
 #ifndef UNIONROOT_KEEPCOPY_H
 #define UNIONROOT_KEEPCOPY_H
 
-#include "defs.h"
-#include "keep.h"
+#include "branch/keep.h"
+#include "lib/defs.h"
 
 #define KEEPCOPY_DEPTH_MAX 64
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Finds the branch a reset request or the boot counter must reach, and lets
  * a failsafe or kiosk boot write to it for a moment. */
-#include "persist.h"
+#include "branch/persist.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "sys.h"
+#include "lib/sys.h"
 
 static int on_tmpfs(int fd)
 {

@@ -5,7 +5,7 @@
 #ifndef UNIONROOT_PERSIST_H
 #define UNIONROOT_PERSIST_H
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* What the boot leaves for the admin commands (the status, the plan, the
  * layers and the branches mounted) */

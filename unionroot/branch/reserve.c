@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* The reserve file of the writable branch: made when there is room, given up
  * when the branch is full (reserve.h). */
-#include "reserve.h"
+#include "branch/reserve.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "filesave.h"
-#include "rmtree.h"
-#include "sys.h"
+#include "lib/filesave.h"
+#include "lib/rmtree.h"
+#include "lib/sys.h"
 
 #define TEMP_NAME "." RESERVE_NAME ".new"
 #define MIB (1024u * 1024u)

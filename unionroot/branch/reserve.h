@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/statfs.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define RESERVE_NAME "reserve" /* inside .unionroot */
 

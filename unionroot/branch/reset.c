@@ -4,7 +4,7 @@
  * replaced by renaming it to the trash and then ready/ to upper/, and a boot
  * that finds ready/ without upper/ does the second rename; the request is
  * cleared last, so any earlier cut replays the reset. */
-#include "reset.h"
+#include "branch/reset.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,16 +14,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "filesave.h"
-#include "keepcopy.h"
-#include "log.h"
-#include "lines.h"
-#include "overlay.h"
-#include "fmt.h"
-#include "resolve.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "branch/branch.h"
+#include "branch/keepcopy.h"
+#include "lib/filesave.h"
+#include "lib/fmt.h"
+#include "lib/lines.h"
+#include "lib/log.h"
+#include "lib/resolve.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
+#include "overlay/overlay.h"
 
 #define REQUEST_MAGIC "unionroot-reset 1"
 

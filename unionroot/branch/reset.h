@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "defs.h"
-#include "keep.h"
+#include "branch/keep.h"
+#include "lib/defs.h"
 
 #define RESET_REQUEST "reset"   /* in .unionroot: the pending request */
 #define RESET_STAGING "staging" /* in .unionroot: the new upper being built */

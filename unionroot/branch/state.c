@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* .unionroot/state: "unionroot-state 1", then "boots N" and one "lower ID"
  * line per read-only layer. Strict: any other line makes the file garbage. */
-#include "state.h"
+#include "branch/state.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "filesave.h"
-#include "lines.h"
-#include "sbuf.h"
-#include "strnum.h"
-#include "sys.h"
+#include "branch/branch.h"
+#include "lib/filesave.h"
+#include "lib/lines.h"
+#include "lib/sbuf.h"
+#include "lib/strnum.h"
+#include "lib/sys.h"
 
 #define STATE_MAGIC "unionroot-state 1"
 

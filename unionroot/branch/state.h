@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "defs.h"
-#include "identity.h"
+#include "branch/identity.h"
+#include "lib/defs.h"
 
 #define STATE_FILE "state"          /* inside .unionroot */
 #define STATE_TEXT_MAX 2048         /* a longer file is damaged */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* Admin command dispatch and help. */
-#include "cli.h"
+#include "cmd/cli.h"
 
 #include <string.h>
 
-#include "defs.h"
-#include "out.h"
+#include "cmd/out.h"
+#include "lib/defs.h"
 
 static const struct command {
 	const char *name;

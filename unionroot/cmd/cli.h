@@ -3,7 +3,7 @@
 #ifndef UNIONROOT_CLI_H
 #define UNIONROOT_CLI_H
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define UNIONROOT_VERSION "0.1"
 

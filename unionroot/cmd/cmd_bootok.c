@@ -5,11 +5,11 @@
  * atomic write, then read-only again (persist.c). */
 #include <string.h>
 
-#include "branch.h"
-#include "cli.h"
-#include "out.h"
-#include "persist.h"
-#include "state.h"
+#include "branch/branch.h"
+#include "branch/persist.h"
+#include "branch/state.h"
+#include "cmd/cli.h"
+#include "cmd/out.h"
 
 int cmd_boot_ok(int argc, char **argv)
 {

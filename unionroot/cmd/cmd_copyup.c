@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "cli.h"
-#include "config.h"
-#include "copyup.h"
-#include "identity.h"
-#include "out.h"
+#include "branch/branch.h"
+#include "branch/identity.h"
+#include "cmd/cli.h"
+#include "cmd/out.h"
+#include "conf/config.h"
+#include "copyup/copyup.h"
 
 int cmd_copyup(int argc, char **argv)
 {

@@ -3,7 +3,7 @@
  * one line without stdio, which stays in cmd/. */
 #include <unistd.h>
 
-#include "cli.h"
+#include "cmd/cli.h"
 
 int cmd_copyup(int argc, char **argv)
 {

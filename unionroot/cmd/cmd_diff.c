@@ -8,13 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "cli.h"
-#include "diff.h"
-#include "manifest.h"
-#include "out.h"
-#include "persist.h"
-#include "sbuf.h"
+#include "branch/branch.h"
+#include "branch/persist.h"
+#include "cmd/cli.h"
+#include "cmd/out.h"
+#include "copyup/manifest.h"
+#include "diff/diff.h"
+#include "lib/sbuf.h"
 
 struct counts {
 	int stat;

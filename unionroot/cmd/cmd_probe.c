@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* "unionroot probe PATH...": what the boot would see on each device or image
  * file, one blkid-like line per filesystem and one per partition. */
-#include "cli.h"
-#include "out.h"
-#include "parttab.h"
-#include "probe.h"
+#include "cmd/cli.h"
+#include "cmd/out.h"
+#include "probe/parttab.h"
+#include "probe/probe.h"
 
 #include <errno.h>
 #include <fcntl.h>

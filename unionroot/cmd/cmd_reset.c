@@ -8,12 +8,12 @@
 #include <sys/reboot.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "cli.h"
-#include "keep.h"
-#include "out.h"
-#include "persist.h"
-#include "reset.h"
+#include "branch/branch.h"
+#include "branch/keep.h"
+#include "branch/persist.h"
+#include "branch/reset.h"
+#include "cmd/cli.h"
+#include "cmd/out.h"
 
 /* where a system keeps its reboot (merged /usr, BusyBox, OpenWrt), tried in
  * turn, not PATH: a root tool runs no program a PATH entry planted */

@@ -12,18 +12,18 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "cli.h"
-#include "json.h"
-#include "out.h"
-#include "persist.h"
-#include "record.h"
-#include "reserve.h"
-#include "reset.h"
-#include "sbuf.h"
-#include "state.h"
-#include "strnum.h"
-#include "sys.h"
+#include "branch/branch.h"
+#include "branch/persist.h"
+#include "branch/reserve.h"
+#include "branch/reset.h"
+#include "branch/state.h"
+#include "cmd/cli.h"
+#include "cmd/json.h"
+#include "cmd/out.h"
+#include "lib/record.h"
+#include "lib/sbuf.h"
+#include "lib/strnum.h"
+#include "lib/sys.h"
 
 /* the JSON object, or NULL for key=value lines */
 struct out {

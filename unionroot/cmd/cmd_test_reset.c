@@ -3,8 +3,8 @@
  * only): runs PID 1's reset on the branch top DIR, as a host test's stand-in
  * for a boot, with LOWER as the image; with STEP dies by SIGKILL right after
  * that step. test-reserve DIR make|release does the boot's reserve step there. */
-#include "cli.h"
-#include "out.h"
+#include "cmd/cli.h"
+#include "cmd/out.h"
 
 
 #ifdef UNIONROOT_CRASHPOINTS
@@ -14,10 +14,10 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "crashpoint.h"
-#include "reserve.h"
-#include "reset.h"
+#include "branch/branch.h"
+#include "branch/crashpoint.h"
+#include "branch/reserve.h"
+#include "branch/reset.h"
 
 static void say(int level, const char *msg, void *ctx)
 {

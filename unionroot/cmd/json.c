@@ -2,11 +2,11 @@
 /* JSON output: strings per RFC 8259 (quote, backslash and control bytes
  * escaped, invalid UTF-8 replaced), each key once; the status record as an
  * object's fields. A label or a path read from a device can hold any byte. */
-#include "json.h"
+#include "cmd/json.h"
 
 #include <string.h>
 
-#include "record.h"
+#include "lib/record.h"
 
 static char value[RECORD_MAX];
 

@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "defs.h"
-#include "fmt.h"
+#include "lib/defs.h"
+#include "lib/fmt.h"
 
 /* more keys than the status record and the live state have */
 #define JSON_KEYS_MAX 256

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* stdout and stderr for the admin commands: formatted by fmt.c into each
  * stream's own buffer, written with write(2). */
-#include "out.h"
+#include "cmd/out.h"
 
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "fdcopy.h"
-#include "fmt.h"
+#include "lib/fdcopy.h"
+#include "lib/fmt.h"
 
 /* zero at start, so that the buffers stay in .bss, out of the file */
 struct stream {

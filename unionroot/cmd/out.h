@@ -5,7 +5,7 @@
 #ifndef UNIONROOT_OUT_H
 #define UNIONROOT_OUT_H
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* printf to stdout: 0, or the -errno of a write that failed since the last
  * out_flush(). */

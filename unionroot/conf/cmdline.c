@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Kernel command line tokenizer: follows lib/cmdline.c next_arg() so that a
  * value means here what it means to the kernel. */
-#include "cmdline.h"
+#include "conf/cmdline.h"
 
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "sys.h"
+#include "lib/sys.h"
 
 static int is_space(char c)
 {

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* key is never NULL; val is NULL for a bare word ("ro"), "" for "key=". */
 typedef void (*cmdline_fn)(const char *key, const char *val, void *ctx);

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* Boot configuration: a table of parameters, one row each, and the checks
  * that turn a bad value into a named error and the default. */
-#include "config.h"
+#include "conf/config.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "sbuf.h"
-#include "spec.h"
-#include "verity_arg.h"
+#include "conf/cmdline.h"
+#include "conf/spec.h"
+#include "conf/verity_arg.h"
+#include "lib/sbuf.h"
 
 enum ptype {
 	P_SPECLIST, /* union.lower */

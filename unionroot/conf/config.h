@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define CFG_SPEC_MAX 256   /* one SPEC */
 #define CFG_LIST_MAX 1024  /* a comma list of SPECs */

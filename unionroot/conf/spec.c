@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* SPEC parser: pure, bounded, with a reason for every refusal. */
-#include "spec.h"
+#include "conf/spec.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "sbuf.h"
+#include "lib/sbuf.h"
 
 /* Arrays, not pointers: static-pie relocates each pointer at start-up. */
 static const struct {

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define SPEC_VALUE_MAX 128
 #define SPEC_PATHS_MAX 4

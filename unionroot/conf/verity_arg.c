@@ -2,13 +2,13 @@
 /* union.verity= parsing: one entry per verified layer, comma-separated;
  * fields of an entry colon-separated. Pure, for config validation, the
  * plan and the fuzzer. */
-#include "verity_arg.h"
+#include "conf/verity_arg.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "sbuf.h"
-#include "spec.h"
+#include "conf/spec.h"
+#include "lib/sbuf.h"
 
 /* A decimal number of at most 20 digits in [s, s + n) */
 static int number(const char *s, size_t n, uint64_t max, uint64_t *out)

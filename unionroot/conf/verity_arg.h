@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define VERITY_SALT_MAX 256
 #define VERITY_DIGEST_MAX 64        /* bytes: sha512 */

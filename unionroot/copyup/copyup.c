@@ -13,7 +13,7 @@
  *
  * This file walks; copyup_land.c lands an entry, copyup_gone.c handles what
  * left the image, copyup_note.c shows the warnings. */
-#include "copyup_walk.h"
+#include "copyup/copyup_walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,11 +21,11 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "copyup_rec.h"
-#include "log.h"
-#include "rmtree.h"
-#include "sys.h"
+#include "branch/branch.h"
+#include "copyup/copyup_rec.h"
+#include "lib/log.h"
+#include "lib/rmtree.h"
+#include "lib/sys.h"
 
 static struct mreader reader;
 static struct mwriter writer;

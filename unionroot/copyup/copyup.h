@@ -8,9 +8,9 @@
 
 #include <stdint.h>
 
-#include "copyup_decide.h"
-#include "defs.h"
-#include "manifest.h"
+#include "copyup/manifest.h"
+#include "lib/defs.h"
+#include "plan/copyup_decide.h"
 
 #define COPYUP_STAGE "stage"           /* inside .unionroot: files before they land */
 #define COPYUP_RESET "copyup-reset"    /* inside .unionroot: a reset being applied */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The boot-time copy-up step: the image's identity, the facts, the decision,
  * the run. A boot with the same image reads one header line and returns. */
-#include "copyup.h"
+#include "copyup/copyup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "branch/branch.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 static int stop(const char *name, unsigned char type, void *arg)
 {

@@ -2,15 +2,15 @@
 /* What the manifest has and the image no longer has: the user's copy is
  * removed when it is still the image's, kept when the user changed it, and
  * taken away by a reset (to the trash when it holds more). */
-#include "copyup_walk.h"
+#include "copyup/copyup_walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "copyup_rec.h"
-#include "defs.h"
+#include "copyup/copyup_rec.h"
+#include "lib/defs.h"
 
 #define NAME_MAX_ 255
 

@@ -3,7 +3,7 @@
  * earlier path of the same image inode, or a copy staged in .unionroot/stage,
  * fsynced, and renamed over the user's entry, so a cut leaves the old or the
  * new version. What is replaced goes to the trash. */
-#include "copyup_walk.h"
+#include "copyup/copyup_walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "resolve.h"
-#include "sbuf.h"
-#include "rmtree.h"
-#include "sys.h"
+#include "lib/resolve.h"
+#include "lib/rmtree.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 /* Links ddir/dname to the earlier path of the same image inode, if any. */
 static int link_try(struct run *r, uint64_t ino, int ddir, const char *dname, uint64_t *hash)

@@ -5,7 +5,7 @@
  * cmd/cmd_copyup_none.c). */
 #include <errno.h>
 
-#include "copyup.h"
+#include "copyup/copyup.h"
 
 #define LEFT_OUT "this build has no copy-up backend (make COPYUP=0)"
 

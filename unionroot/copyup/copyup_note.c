@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The warnings of one copy-up run about its paths, the first few shown:
  * the walk (copyup.c) and what left the image (copyup_gone.c) both note. */
-#include "copyup_walk.h"
+#include "copyup/copyup_walk.h"
 
-#include "log.h"
+#include "lib/log.h"
 
 #define NOTES_MAX 8
 

@@ -2,14 +2,14 @@
 /* Manifest records of copy-up from lstat, and the user's state of an entry
  * against its base record: unchanged is told from inode and ctime stamps
  * before any content is hashed. */
-#include "copyup_rec.h"
+#include "copyup/copyup_rec.h"
 
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "copyup.h"
-#include "treecopy.h"
+#include "copyup/copyup.h"
+#include "lib/treecopy.h"
 
 void rec_fill(struct mrec *rec, const struct stat *st)
 {

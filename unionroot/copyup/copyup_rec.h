@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "manifest.h"
+#include "copyup/manifest.h"
 
 /* The record of st (hash, inode and ctime stamps left 0). */
 void rec_fill(struct mrec *rec, const struct stat *st);

@@ -9,11 +9,11 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "copyup.h"
-#include "walktab.h"
-#include "manifest.h"
-#include "relpath.h"
-#include "treecopy.h"
+#include "copyup/copyup.h"
+#include "copyup/manifest.h"
+#include "lib/relpath.h"
+#include "lib/treecopy.h"
+#include "lib/walktab.h"
 
 #define DEPTH_MAX 256
 

@@ -10,7 +10,7 @@
  * Paths escape bytes <= ' ', DEL and '\' as \xHH. The trailer catches a cut
  * or edited file; the reader also insists on tree order, so a merge can walk
  * the manifest and the image side by side without an index. */
-#include "manifest.h"
+#include "copyup/manifest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fmt.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "lib/fmt.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 #define MAGIC MF_MAGIC
 

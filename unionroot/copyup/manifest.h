@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chash.h"
-#include "defs.h"
-#include "identity.h"
-#include "relpath.h"
+#include "branch/identity.h"
+#include "lib/chash.h"
+#include "lib/defs.h"
+#include "lib/relpath.h"
 
 #define MF_NAME "manifest"
 #define MF_MAGIC "unionroot-manifest 1\n" /* the first line */

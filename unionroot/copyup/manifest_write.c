@@ -2,16 +2,16 @@
 /* Writes a manifest: records in tree order into .manifest.new, the trailer
  * with their count and hash, fsync, then a rename over the old one, so a
  * cut leaves the old manifest or the new one (format: manifest.c). */
-#include "manifest.h"
+#include "copyup/manifest.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "filesave.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "lib/filesave.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 #define NEWNAME ".manifest.new"
 

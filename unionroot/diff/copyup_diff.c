@@ -8,13 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "branch.h"
-#include "copyup.h"
-#include "walktab.h"
-#include "diff.h"
-#include "relpath.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "branch/branch.h"
+#include "copyup/copyup.h"
+#include "diff/diff.h"
+#include "lib/relpath.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
+#include "lib/walktab.h"
 
 struct dctx {
 	struct mreader m;

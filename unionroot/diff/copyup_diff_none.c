@@ -3,8 +3,8 @@
  * a copy-up branch is named, and the command says the backend is left out. */
 #include <errno.h>
 
-#include "diff.h"
-#include "sbuf.h"
+#include "diff/diff.h"
+#include "lib/sbuf.h"
 
 int diff_copyup(const char *rw, diff_fn fn, void *ctx, char *why, size_t cap)
 {

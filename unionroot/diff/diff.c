@@ -3,7 +3,7 @@
  * something below it changed is not reported; one whose owner or mode
  * changed is 'M'. Files compare type, owner, mode, size, mtime, then bytes;
  * symlinks their targets. */
-#include "diff.h"
+#include "diff/diff.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "walktab.h"
-#include "overlay.h"
-#include "sys.h"
+#include "lib/sys.h"
+#include "lib/walktab.h"
+#include "overlay/overlay.h"
 
 struct walk {
 	diff_fn fn;

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define DIFF_LOWER_MAX 8
 #define DIFF_DEPTH_MAX 256

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* modules.alias parsing and matching for the coldplug and uevent paths of
  * PID 1, which loads drivers without udev, mdev or modprobe. */
-#include "modalias.h"
+#include "kmod/modalias.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "glob.h"
+#include "conf/cmdline.h"
+#include "lib/glob.h"
 
 static char *next_word(char **p)
 {

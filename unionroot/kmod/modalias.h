@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 struct modalias_entry {
 	const char *pattern; /* "pci:v00008086d*sv*sd*bc01sc06i01*" */

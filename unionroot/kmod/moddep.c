@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Module dependency order from modules.dep/modules.softdep (pure). */
-#include "moddep.h"
+#include "kmod/moddep.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "cmdline.h"
-#include "strnum.h"
+#include "conf/cmdline.h"
+#include "lib/strnum.h"
 
 static char *next_line(char **p)
 {

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define MODDEP_DEPTH 32
 

@@ -2,7 +2,7 @@
 /* Word-at-a-time multiply/rotate hash with a final avalanche. Each step is a
  * bijection of the state for a given word, so no two single-word edits of
  * the same input collide within one step. */
-#include "chash.h"
+#include "lib/chash.h"
 
 #include <string.h>
 

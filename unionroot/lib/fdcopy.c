@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* read/write copy loop with EINTR and short writes handled once. */
-#include "fdcopy.h"
+#include "lib/fdcopy.h"
 
 #include <errno.h>
 #include <unistd.h>
 
-#include "sys.h"
+#include "lib/sys.h"
 
 int fd_write_all(int fd, const char *p, size_t n)
 {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define FDCOPY_ALL UINT64_MAX
 #define FDCOPY_TICK_MS 2000

@@ -2,15 +2,15 @@
 /* A file saved whole or not at all: written under a temporary name, synced,
  * renamed over the old one. Whatever was planted at either name (a symlink,
  * a FIFO, a directory with its tree) is removed first. */
-#include "filesave.h"
+#include "lib/filesave.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "rmtree.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "lib/rmtree.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 int sys_file_create(int dir, const char *name, mode_t mode)
 {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* A new file to write (a temporary): whatever was at name is removed first
  * (a directory with its tree), then O_CREAT|O_EXCL|O_NOFOLLOW. fd or -errno. */

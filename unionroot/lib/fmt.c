@@ -2,7 +2,7 @@
 /* The project's printf: PID 1 formats its log lines and file contents here,
  * the admin commands their output (cmd/out.c). musl's vfprintf is 10 KB,
  * half of it floating point the project never prints. */
-#include "fmt.h"
+#include "lib/fmt.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* Receives the output in pieces (a literal run, a field, padding). */
 typedef void fmt_put_fn(void *ctx, const char *s, size_t n);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* One-component glob matching for keep lists, without recursion depth
  * beyond one level of '*' backtracking. */
-#include "glob.h"
+#include "lib/glob.h"
 
 #include <stddef.h>
 

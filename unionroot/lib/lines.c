@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Line iteration over in-memory text (control state, reset requests, keep
  * lists, /proc/mtd, modules.builtin, /proc/meminfo). */
-#include "lines.h"
+#include "lib/lines.h"
 
 #include <errno.h>
 #include <string.h>

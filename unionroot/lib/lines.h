@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 struct line {
 	const char *s;   /* not NUL-terminated */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* Logging for PID 1 and the admin commands. PID 1 writes whole records with
  * write(2): buffered stdio would be duplicated by fork or lost at exec. */
-#include "log.h"
+#include "lib/log.h"
 
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "fdcopy.h"
-#include "fmt.h"
+#include "lib/fdcopy.h"
+#include "lib/fmt.h"
 
 static struct {
 	int kmsg;

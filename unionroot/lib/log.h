@@ -4,7 +4,7 @@
 #ifndef UNIONROOT_LOG_H
 #define UNIONROOT_LOG_H
 
-#include "defs.h"
+#include "lib/defs.h"
 
 enum log_level { L_ERR = 3, L_WARN = 4, L_NOTE = 5, L_INFO = 6, L_DEBUG = 7 };
 

@@ -2,13 +2,13 @@
 /* The status record's lines: the writer PID 1 uses and the reader of
  * `unionroot status` and `unionroot plan`. A value escaped as C does, so
  * that a label or a path from a device cannot end its line and add a key. */
-#include "record.h"
+#include "lib/record.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
-#include "lines.h"
+#include "lib/lines.h"
 
 static const char hex[] = "0123456789abcdef";
 

@@ -10,9 +10,9 @@
 
 #include <stddef.h>
 
-#include "defs.h"
-#include "fmt.h"
-#include "sbuf.h"
+#include "lib/defs.h"
+#include "lib/fmt.h"
+#include "lib/sbuf.h"
 
 /* the most PID 1 writes at the status step, and the hand-off's line it
  * appends later: what the reader reads */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Bounded relative paths for the copy-up walk and its diff. */
-#include "relpath.h"
+#include "lib/relpath.h"
 
 #include <errno.h>
 #include <string.h>

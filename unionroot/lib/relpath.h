@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 #define RELPATH_MAX 4096 /* with its NUL */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* PT_GNU_RELRO, found through the binary's own ELF header (the linker's
  * __ehdr_start sits at the load base), made read-only page by page. */
-#include "relro.h"
+#include "lib/relro.h"
 
 #include <elf.h>
 #include <errno.h>

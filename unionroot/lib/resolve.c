@@ -3,7 +3,7 @@
  * opened O_PATH|O_NOFOLLOW from the last directory, symlinks read and spliced
  * into the rest of the path, so that the RESOLVE_* scope is checked at every
  * step as the kernel does. */
-#include "resolve.h"
+#include "lib/resolve.h"
 
 #include <errno.h>
 #include <fcntl.h>

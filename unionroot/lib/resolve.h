@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* openat2(dir, path, {flags, resolve}) one component at a time: the same fd
  * or the same -errno the kernel would give (O_CLOEXEC added), -ENOSYS for a

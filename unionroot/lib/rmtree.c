@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Tree deletion relative to directory fds (the trash, the initramfs, a
  * copy-up's stage), at any depth with a fixed stack and fixed fds. */
-#include "rmtree.h"
+#include "lib/rmtree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "resolve.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "lib/resolve.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 /*
  * A loop over a fixed stack of open directories, not recursion: PATH_MAX

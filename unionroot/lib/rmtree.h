@@ -6,7 +6,7 @@
 
 #include <sys/types.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* Directories a deletion holds open at once, the one it was given included.
  * A directory deeper than that below it is first moved up to it. */

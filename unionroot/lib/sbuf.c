@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Bounded string builder: the one place strings are assembled. */
-#include "sbuf.h"
+#include "lib/sbuf.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
-#include "fmt.h"
+#include "lib/fmt.h"
 
 void sbuf_init(struct sbuf *sb, char *buf, size_t cap)
 {

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 struct sbuf {
 	char *buf;

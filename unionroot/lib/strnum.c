@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The decimal reader and substring search of strnum.h: the boot's texts are
  * short, so a plain loop is all they need. */
-#include "strnum.h"
+#include "lib/strnum.h"
 
 #include <string.h>
 

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* Reads the decimal digits at *p into *out and moves *p past them. No sign,
  * no leading space; at most 19 digits are taken (no overflow), any further

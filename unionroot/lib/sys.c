@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Syscall wrappers and small file helpers; everything returns -errno. */
-#include "sys.h"
+#include "lib/sys.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 int sys_finit_module(int fd, const char *params, int flags) WUR;
 int sys_renameat2(int olddir, const char *oldpath, int newdir, const char *newpath,

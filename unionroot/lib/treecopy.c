@@ -4,7 +4,7 @@
  * read/write that leaves a hole for every all-zero 4 KiB block; then owner,
  * mode (after chown, which clears setuid), xattrs (after chmod, since a
  * security.capability does not survive chown), times. */
-#include "treecopy.h"
+#include "lib/treecopy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,9 +12,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "chash.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "lib/chash.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 #define CHUNK (128 * 1024)
 #define BLOCK 4096

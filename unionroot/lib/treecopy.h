@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* Counters and switches of one copy run. */
 struct tc_stats {

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* A tree walk's name and hard-link tables: fixed arenas, no growth, no
  * malloc (PID 1 runs copy-up's first copy). */
-#include "walktab.h"
+#include "lib/walktab.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "sys.h"
+#include "lib/log.h"
+#include "lib/sys.h"
 
 #define NAMES_BYTES (64u << 20)
 #define INDEX_SLOTS (4u << 20)

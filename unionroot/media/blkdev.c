@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Block device discovery from sysfs, probed with our own superblock readers. */
-#include "blkdev.h"
+#include "media/blkdev.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,10 +11,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "parttab.h"
-#include "sbuf.h"
-#include "strnum.h"
-#include "sys.h"
+#include "lib/sbuf.h"
+#include "lib/strnum.h"
+#include "lib/sys.h"
+#include "probe/parttab.h"
 
 static int read_sys(const char *name, const char *attr, char *buf, size_t cap)
 {

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "defs.h"
-#include "probe.h"
-#include "spec.h"
+#include "conf/spec.h"
+#include "lib/defs.h"
+#include "probe/probe.h"
 
 #define BLKDEV_MAX 128 /* a phone: 40 partitions and more on one eMMC */
 

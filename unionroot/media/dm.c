@@ -2,7 +2,7 @@
 /* device-mapper ioctls on /dev/mapper/control: DM_DEV_CREATE, then
  * DM_TABLE_LOAD into the inactive slot, then DM_DEV_SUSPEND without the
  * suspend flag, which resumes: the table goes live. */
-#include "dm.h"
+#include "media/dm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "sbuf.h"
+#include "lib/sbuf.h"
 
 #define DM_BUF 4096
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* Creates device name with one read-only target of type over sectors
  * (512 bytes) and params, and resumes it; node gets "/dev/dm-N". 0 or

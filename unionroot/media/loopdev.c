@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Loop devices for image files inside media: read-only for the image layers,
  * read-write for a persistence file. */
-#include "loopdev.h"
+#include "media/loopdev.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "sbuf.h"
+#include "lib/sbuf.h"
 
 /* Another process may take the device LOOP_CTL_GET_FREE offered (EBUSY). */
 #define ATTACH_TRIES 8

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 struct loopdev {
 	char path[32];    /* "/dev/loop0" */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Media rules: pure functions over names and numbers. */
-#include "media.h"
+#include "media/media.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "config.h"
-#include "strnum.h"
+#include "conf/config.h"
+#include "lib/strnum.h"
 
 int media_mountable(const char *type)
 {

@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "blkdev.h"
-#include "defs.h"
+#include "lib/defs.h"
+#include "media/blkdev.h"
 
 /* RAM left to the running system after a union.toram copy. */
 #define TORAM_HEADROOM (64ull << 20)

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* /proc/mtd and eraseblock contents, parsed from buffers: no I/O here. */
-#include "mtd.h"
+#include "media/mtd.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "lines.h"
+#include "lib/bytes.h"
+#include "lib/lines.h"
 
 /* The index a string of at most six digits names, or -1. */
 static int index_of(const char *s)

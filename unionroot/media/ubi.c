@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* /sys/class/ubi names and numbers, parsed from strings, and a volume's
  * content judged from its first bytes: no I/O here. */
-#include "ubi.h"
+#include "media/ubi.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "lib/bytes.h"
 
 /* Digits at *p up to a non-digit; -1 when none or more than six. */
 static int number(const char **p)

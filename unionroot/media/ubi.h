@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 enum ubi_entry { UBI_NOT_OURS, UBI_DEVICE, UBI_VOLUME };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* ubiblock: what a UBI volume holds (the probe table and the ubifs magic on
  * its first bytes) and the block device that carries a squashfs in it. */
-#include "ubiblock.h"
+#include "media/ubiblock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,10 +10,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "probe.h"
-#include "sbuf.h"
-#include "sys.h"
-#include "ubi.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
+#include "media/ubi.h"
+#include "probe/probe.h"
 
 static int open_volume(const char *volume)
 {

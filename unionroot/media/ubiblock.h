@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* What volume ("ubi0_1") holds: enum ubi_holds, with the probed type
  * ("squashfs") in type (cap bytes) for UBI_HOLDS_BLOCKFS; -errno when

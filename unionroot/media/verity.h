@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "defs.h"
-#include "verity_arg.h"
+#include "conf/verity_arg.h"
+#include "lib/defs.h"
 
 #define VERITY_SB_SIZE 512
 #define VERITY_TABLE_MAX 1024

@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "verity.h"
+#include "lib/bytes.h"
+#include "media/verity.h"
 
 #define SB_VERSION 8
 #define SB_HASH_TYPE 12

@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "sbuf.h"
-#include "verity.h"
+#include "lib/sbuf.h"
+#include "media/verity.h"
 
 const char *verity_onerror_name(int onerror)
 {

@@ -18,16 +18,16 @@
  *   nfs_export=off     needs index
  * No "volatile": it only skips syncs, which cost nothing on a tmpfs upper and
  * must not be skipped on a persistent one. */
-#include "overlay.h"
+#include "overlay/overlay.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/xattr.h>
 
-#include "sbuf.h"
-#include "strnum.h"
-#include "sys.h"
+#include "lib/sbuf.h"
+#include "lib/strnum.h"
+#include "lib/sys.h"
 
 #define FIXED_OPTIONS ",index=off,redirect_dir=nofollow,metacopy=off,xino=off,nfs_export=off"
 

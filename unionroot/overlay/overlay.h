@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* lowers top-most first; upper/work NULL for a read-only union.
  * 0 or -ENAMETOOLONG / -EINVAL (a path holding ',' or ':'). */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* The copy-up decisions, pure: what a boot does, and the three-way merge of
  * one path (base = the manifest, user = upper/, theirs = the new image). */
-#include "copyup_decide.h"
+#include "plan/copyup_decide.h"
 
 #include <string.h>
 
-#include "config.h"
-#include "strnum.h"
+#include "conf/config.h"
+#include "lib/strnum.h"
 
 int copyup_choose_action(const struct copyup_facts *f, const char **why)
 {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* The boot decision for the writable branch: pure, unit-tested. */
-#include "decide.h"
+#include "plan/decide.h"
 
 #include <string.h>
 
-#include "config.h"
-#include "reset.h"
+#include "branch/reset.h"
+#include "conf/config.h"
 
 void decide_boot(const struct ur_state *saved, int state_rc, const struct ur_state *now,
 		 int cfg_reset, int requested, int upgrade, unsigned maxfails,

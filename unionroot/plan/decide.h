@@ -7,7 +7,7 @@
 #ifndef UNIONROOT_DECIDE_H
 #define UNIONROOT_DECIDE_H
 
-#include "state.h"
+#include "branch/state.h"
 
 struct boot_decision {
 	int failsafe;       /* volatile upper, the branch read-only and untouched */

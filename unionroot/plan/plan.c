@@ -2,15 +2,15 @@
 /* The boot plan from its facts: which writable branch, which backend, what
  * failsafe, reset, upgrade and session do. Pure: it calls the deciders that
  * already exist (decide_boot, copyup_choose_backend) and adds their order. */
-#include "plan.h"
+#include "plan/plan.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "copyup_decide.h"
-#include "reset.h"
-#include "sbuf.h"
-#include "spec.h"
+#include "branch/reset.h"
+#include "conf/spec.h"
+#include "lib/sbuf.h"
+#include "plan/copyup_decide.h"
 
 /* What union.upper asks for; it was validated: a SPEC unless none/tmpfs/"".
  * flash: the SPEC names raw flash. */

@@ -8,12 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "decide.h"
-#include "defs.h"
-#include "spec.h"
-#include "state.h"
-#include "verity_arg.h"
+#include "branch/state.h"
+#include "conf/config.h"
+#include "conf/spec.h"
+#include "conf/verity_arg.h"
+#include "lib/defs.h"
+#include "plan/decide.h"
 
 #define PLAN_WHY_MAX 200
 #define PLAN_TEXT_MAX 2048

@@ -3,10 +3,10 @@
  * writes it to /run/unionroot/plan, so the two can be compared line by line. */
 #include <string.h>
 
-#include "plan.h"
-#include "reset.h"
-#include "sbuf.h"
-#include "spec.h"
+#include "branch/reset.h"
+#include "conf/spec.h"
+#include "lib/sbuf.h"
+#include "plan/plan.h"
 
 #define KEY "%-16s "
 

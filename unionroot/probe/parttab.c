@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* GPT (checked: protective MBR, header and entry CRCs, backup header when
  * the primary is bad) and MBR with the EBR chain of logical partitions. */
-#include "parttab.h"
+#include "probe/parttab.h"
 
-#include "bytes.h"
+#include "lib/bytes.h"
 
 #include <string.h>
 

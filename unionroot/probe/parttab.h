@@ -4,7 +4,7 @@
 #ifndef UNIONROOT_PARTTAB_H
 #define UNIONROOT_PARTTAB_H
 
-#include "probe.h"
+#include "probe/probe.h"
 
 #include <stdint.h>
 

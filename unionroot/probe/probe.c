@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The probe dispatcher (a static table tried in order), the byte sources it
  * reads through, and the helpers every probe_<fs>.c shares. */
-#include "probe.h"
+#include "probe/probe.h"
 
-#include "bytes.h"
+#include "lib/bytes.h"
 
 #include <errno.h>
 #include <linux/fs.h>

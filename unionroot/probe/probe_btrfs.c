@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* btrfs: the primary superblock at 64 KiB ("_BHRfS_M" at +64). UUID is the
  * filesystem id (shared by all devices), LABEL the 256-byte label. */
-#include "bytes.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/probe.h"
 
 #include <string.h>
 

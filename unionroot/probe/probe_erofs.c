@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* EROFS: little-endian superblock at 1 KiB, optional CRC32C of the rest of
  * the first block (feature_compat bit 0). */
-#include "bytes.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/probe.h"
 
 #define EROFS_SB_OFF 1024
 #define EROFS_MAGIC 0xe0f5e1e2u

@@ -2,8 +2,8 @@
 /* exFAT (TYPE exfat): the boot sector's geometry checked as the kernel and
  * blkid check it, with the boot region's checksum; LABEL from the root
  * directory's label entry (UTF-16LE), UUID the volume serial "XXXX-XXXX". */
-#include "bytes.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/probe.h"
 
 #include <string.h>
 

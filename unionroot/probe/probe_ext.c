@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* ext2/ext3/ext4 and external ext journals (jbd): one superblock at 1 KiB,
  * the name chosen from the feature flags exactly as blkid chooses it. */
-#include "bytes.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/probe.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* F2FS: superblock at 1 KiB, UTF-16LE volume name, optional CRC32 of the
  * superblock (seeded with the magic, as the kernel's f2fs_crc32). */
-#include "bytes.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/probe.h"
 
 #define F2FS_SB_OFF 1024
 #define F2FS_SB_LEN 3072 /* struct f2fs_super_block */

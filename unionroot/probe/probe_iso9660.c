@@ -3,8 +3,8 @@
  * UUID is the modification (else creation) date, as blkid derives it; LABEL
  * merges the Joliet name (UTF-16BE, 16 characters) with the primary one
  * (ASCII, 32 characters) the way blkid does. */
-#include "bytes.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/probe.h"
 
 #include <string.h>
 

@@ -2,8 +2,8 @@
 /* LUKS1 and LUKS2 headers (TYPE crypto_LUKS). The UUID is stored as text;
  * LUKS2 adds a label. A damaged LUKS2 primary header is found through its
  * secondary copy at one of the offsets cryptsetup may put it. */
-#include "bytes.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/probe.h"
 
 #include <string.h>
 

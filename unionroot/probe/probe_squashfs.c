@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* squashfs: "hsqs" at offset 0. Version 4 is what Linux mounts; older
  * images are reported as blkid does ("squashfs3"). No UUID, no label. */
-#include "bytes.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/probe.h"
 
 #include <string.h>
 

@@ -2,8 +2,8 @@
 /* FAT12/16/32 (TYPE vfat). LABEL as blkid prints it: the volume-label entry
  * of the root directory wins over the boot sector's copy, and "NO NAME"
  * means none. UUID is the volume serial as "XXXX-XXXX". */
-#include "bytes.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/probe.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* XFS: big-endian superblock at offset 0 ("XFSB"), checked for sane
  * geometry like blkid does, plus the CRC of version 5 superblocks. */
-#include "bytes.h"
-#include "probe.h"
+#include "lib/bytes.h"
+#include "probe/probe.h"
 
 #include <string.h>
 
