@@ -43,3 +43,59 @@ ls tests/unit/test_*.c >"$T/tests"
 expect "layout: the unit tests are there to be checked" "$T/tests" 'test_probe\.c$'
 expect_not "layout: every unit test file is named after the module it tests" "$T/unnamed" . \
 	"no module of that name: $(tr '\n' ' ' <"$T/unnamed")"
+
+# The folders of unionroot/ from the ground up: a file may include headers
+# of its own folder and of folders below it, never above. init/ stands on
+# all of them. This list is the one place the order is declared.
+FLOORS="lib probe conf kmod media overlay branch plan copyup diff cmd init"
+for d in unionroot/*/; do
+	f=${d#unionroot/}
+	f=${f%/}
+	case " $FLOORS " in *" $f "*) ;; *) echo "$f" ;; esac
+done >"$T/unfloored"
+expect_not "layout: every folder of unionroot/ has its floor in FLOORS" "$T/unfloored" . \
+	"not in layout.sh's FLOORS: $(tr '\n' ' ' <"$T/unfloored")"
+
+floor() {
+	local i=0 f
+	for f in $FLOORS; do
+		[ "$f" = "$1" ] && { echo "$i"; return; }
+		i=$((i + 1))
+	done
+	echo 99
+}
+
+# Every include of a project header names its folder ("lib/sys.h"): in
+# unionroot/ always; elsewhere a bare name is a header beside the file.
+# And no include runs up: the included folder's floor is at most the
+# includer's.
+for src in unionroot/*/*.[ch] init/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tools/*.[ch] \
+	tests/bench/*.c; do
+	dir=${src%/*}
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$src" |
+		while read -r inc; do
+			case $inc in
+			*/*)
+				folder=${inc%%/*}
+				if [ -e "unionroot/$inc" ] && [ "${src#unionroot/}" != "$src" ]; then
+					here=${dir#unionroot/}
+					[ "$(floor "$folder")" -le "$(floor "$here")" ] ||
+						echo "up: $src includes $inc ($here below $folder)"
+				elif [ -e "unionroot/$inc" ] && [ "$dir" = init ]; then
+					:
+				elif [ ! -e "unionroot/$inc" ] && [ ! -e "$dir/$inc" ]; then
+					echo "nowhere: $src includes $inc"
+				fi
+				;;
+			*)
+				if [ "${src#unionroot/}" != "$src" ] || [ ! -e "$dir/$inc" ]; then
+					echo "bare: $src includes \"$inc\", not \"FOLDER/$inc\""
+				fi
+				;;
+			esac
+		done
+done >"$T/includes"
+expect_not "layout: every include names its folder" "$T/includes" '^(bare|nowhere):' \
+	"$(grep -E '^(bare|nowhere):' "$T/includes" | head -5 | tr '\n' ' ')"
+expect_not "layout: no include runs up the floors ($FLOORS)" "$T/includes" '^up:' \
+	"$(grep '^up:' "$T/includes" | head -5 | tr '\n' ' ')"
