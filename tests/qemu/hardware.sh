@@ -8,7 +8,7 @@
 # other: status names the driver each medium needed, no module fails, and
 # the drivers of absent hardware stay out of /proc/modules. The virtio boot
 # (union.drivers=boot) leaves the IDE controller's driver to the real init;
-# the others pass union.drivers=all (see board/qemu-x86_64/run). On a CPU
+# the others pass union.drivers=all (see tools/qemu-run). On a CPU
 # without PCLMUL the SCSI disk driver's crct10dif-pclmul softdep is left out
 # instead of failing with ENODEV.
 # shellcheck source=tests/lib.sh

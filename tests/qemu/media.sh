@@ -141,7 +141,7 @@ if wait "$booting"; then
 	expect "the CD is ejected while the system runs" "$T/5.log" '^MARK-cd-gone'
 	expect "the system reads every file after the CD is ejected" "$T/5.log" '^MARK-read-all-after-eject'
 	expect "status says the image runs from RAM" "$T/5.log" '^real-init: status: lower1_image=/dev/sr0:/live/filesystem.squashfs \(copied to RAM\)'
-	# the launcher's wake-up of QEMU's main loop (board/qemu-x86_64/run):
+	# the launcher's wake-up of QEMU's main loop (tools/qemu-run):
 	# a boot of some seconds answers its 'info status' many times
 	wakes=$(grep -ac 'VM status: running' "$T/mon.txt")
 	if [ "$wakes" -ge 8 ]; then
