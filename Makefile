@@ -19,8 +19,6 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wvla -Wformat=2 -Wimplicit-fallthroug
 # ("lib/sys.h"), so the include path is unionroot/ alone and a bare name
 # resolves nowhere but beside the file that includes it.
 INCS    := -Iunionroot
-# transitional: init/ names unionroot/ headers bare until its includes are rewritten
-INCS    += $(patsubst %/,-I%,$(sort $(dir $(wildcard unionroot/*/*.h))))
 BASE    := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -fstack-protector-strong
 
 # The shipped binary: musl, static, small. No stdio: PID 1 logs and the

@@ -6,13 +6,13 @@
 
 #include <stdint.h>
 
-#include "blkdev.h"
-#include "config.h"
-#include "defs.h"
-#include "moddep.h"
-#include "plan.h"
-#include "spec.h"
-#include "state.h"
+#include "media/blkdev.h"
+#include "conf/config.h"
+#include "lib/defs.h"
+#include "kmod/moddep.h"
+#include "plan/plan.h"
+#include "conf/spec.h"
+#include "branch/state.h"
 
 #define CMDLINE_MAX 4096
 #define CONF_MAX 4096

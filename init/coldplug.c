@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "log.h"
-#include "modalias.h"
-#include "sbuf.h"
-#include "strnum.h"
-#include "sys.h"
+#include "lib/log.h"
+#include "kmod/modalias.h"
+#include "lib/sbuf.h"
+#include "lib/strnum.h"
+#include "lib/sys.h"
 
 #define DEPTH_MAX 24
 /* a module load emits a burst of uevents; the default 208 KiB of socket

@@ -7,12 +7,12 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "cmdline.h"
-#include "crashpoint.h"
-#include "log.h"
-#include "reset.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "conf/cmdline.h"
+#include "branch/crashpoint.h"
+#include "lib/log.h"
+#include "branch/reset.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 static void report(const char *msg, void *ctx)
 {

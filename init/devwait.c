@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "log.h"
-#include "media.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "lib/log.h"
+#include "media/media.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 #define PROGRESS_MS 3000
 

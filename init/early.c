@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "log.h"
-#include "strnum.h"
-#include "sys.h"
+#include "lib/log.h"
+#include "lib/strnum.h"
+#include "lib/sys.h"
 
 static char saved_modprobe[256];
 

@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "blank.h"
+#include "branch/blank.h"
 #include "boot.h"
-#include "fmt.h"
-#include "log.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "lib/fmt.h"
+#include "lib/log.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 /* Formatting a large eMMC takes a while; a tool that hangs must not. */
 #define MKFS_TIMEOUT_S 600

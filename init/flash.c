@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "log.h"
-#include "mtd.h"
-#include "sbuf.h"
-#include "sys.h"
-#include "ubi.h"
-#include "ubiblock.h"
+#include "lib/log.h"
+#include "media/mtd.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
+#include "media/ubi.h"
+#include "media/ubiblock.h"
 
 #define HEAD_BYTES 4096u
 

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 
 #include "boot.h"
-#include "log.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "lib/log.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 /* e2fsck -p on a large, damaged fs can take long; a boot must not hang. */
 #define FSCK_TIMEOUT_S 300

@@ -17,14 +17,14 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "branch.h"
-#include "crashpoint.h"
-#include "fdcopy.h"
-#include "log.h"
-#include "resolve.h"
-#include "rmtree.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "branch/branch.h"
+#include "branch/crashpoint.h"
+#include "lib/fdcopy.h"
+#include "lib/log.h"
+#include "lib/resolve.h"
+#include "lib/rmtree.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 static const char *const moved[] = { "/dev", "/proc", "/sys", "/run" };
 

@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "cli.h"
-#include "relro.h"
-#include "sys.h"
+#include "cmd/cli.h"
+#include "lib/relro.h"
+#include "lib/sys.h"
 
 static struct boot boot;
 

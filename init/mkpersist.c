@@ -8,11 +8,11 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "log.h"
-#include "loopdev.h"
-#include "resolve.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "lib/log.h"
+#include "media/loopdev.h"
+#include "lib/resolve.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 #define TMP_SUFFIX ".unionroot-new"
 

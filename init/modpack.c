@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "log.h"
-#include "loopdev.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "lib/log.h"
+#include "media/loopdev.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 static char mnt[160]; /* where the pack is mounted; "" when it is not */
 

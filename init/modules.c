@@ -12,13 +12,13 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "cmdline.h"
-#include "lines.h"
-#include "log.h"
-#include "modalias.h"
-#include "moddep.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "conf/cmdline.h"
+#include "lib/lines.h"
+#include "lib/log.h"
+#include "kmod/modalias.h"
+#include "kmod/moddep.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 #define PARAMS_MAX 1024
 #define MODPARAMS_MAX 64

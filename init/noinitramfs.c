@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "log.h"
-#include "sbuf.h"
-#include "strnum.h"
-#include "sys.h"
+#include "lib/log.h"
+#include "lib/sbuf.h"
+#include "lib/strnum.h"
+#include "lib/sys.h"
 
 #define REAL_INIT "/sbin/init.real"
 #define OLDROOT RUNDIR "/oldroot"

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "log.h"
-#include "sbuf.h"
-#include "sys.h"
+#include "lib/log.h"
+#include "lib/sbuf.h"
+#include "lib/sys.h"
 
 #define SHELL "/bin/sh"
 #define REBOOT_DELAY 10

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "boot.h"
-#include "sbuf.h"
+#include "lib/sbuf.h"
 
 /* one writer: the text is never aliased, so tests/host/owners.sh sees it */
 #define STATE(...) IGNORE(strfmt(b->upper_state, sizeof(b->upper_state), __VA_ARGS__))

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "branch.h"
-#include "log.h"
-#include "reserve.h"
+#include "branch/branch.h"
+#include "lib/log.h"
+#include "branch/reserve.h"
 
 struct room {
 	uint64_t total, free; /* bytes, as root sees them */

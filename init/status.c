@@ -6,15 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blkdev.h"
+#include "media/blkdev.h"
 #include "boot.h"
-#include "filesave.h"
-#include "lines.h"
-#include "log.h"
-#include "record.h"
-#include "sbuf.h"
-#include "spec.h"
-#include "sys.h"
+#include "lib/filesave.h"
+#include "lib/lines.h"
+#include "lib/log.h"
+#include "lib/record.h"
+#include "lib/sbuf.h"
+#include "conf/spec.h"
+#include "lib/sys.h"
 
 /* The "KEY: N kB" field of a /proc file, in KiB; 0 when unknown. */
 static unsigned long long proc_kib(const char *path, const char *key)

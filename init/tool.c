@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "log.h"
-#include "sys.h"
+#include "lib/log.h"
+#include "lib/sys.h"
 
 #define TICK_MS 50 /* how soon an ended tool is noticed while its output is open */
 

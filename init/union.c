@@ -10,17 +10,17 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "branch.h"
-#include "crashpoint.h"
-#include "identity.h"
-#include "log.h"
-#include "manifest.h"
-#include "media.h"
-#include "overlay.h"
-#include "reset.h"
-#include "sbuf.h"
-#include "state.h"
-#include "sys.h"
+#include "branch/branch.h"
+#include "branch/crashpoint.h"
+#include "branch/identity.h"
+#include "lib/log.h"
+#include "copyup/manifest.h"
+#include "media/media.h"
+#include "overlay/overlay.h"
+#include "branch/reset.h"
+#include "lib/sbuf.h"
+#include "branch/state.h"
+#include "lib/sys.h"
 
 static char lower_dirs[SPEC_LIST_MAX][48];
 static const char *lower_paths[SPEC_LIST_MAX];

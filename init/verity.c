@@ -8,11 +8,11 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "dm.h"
-#include "log.h"
-#include "probe.h"
-#include "sbuf.h"
-#include "verity.h"
+#include "media/dm.h"
+#include "lib/log.h"
+#include "probe/probe.h"
+#include "lib/sbuf.h"
+#include "media/verity.h"
 
 struct vdev {
 	const struct verity_arg *a;

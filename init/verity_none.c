@@ -2,7 +2,7 @@
 /* dm-verity in a build without it (make VERITY=0): a layer the plan would
  * verify is refused as a verity setup that fails is, before any mount. */
 #include "boot.h"
-#include "sbuf.h"
+#include "lib/sbuf.h"
 
 void verity_layers(struct boot *b)
 {

@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "log.h"
-#include "fmt.h"
-#include "sbuf.h"
-#include "strnum.h"
-#include "sys.h"
+#include "lib/log.h"
+#include "lib/fmt.h"
+#include "lib/sbuf.h"
+#include "lib/strnum.h"
+#include "lib/sys.h"
 
 #define POLL_MS 1000
 #define STACK_FRAMES 4

@@ -10,16 +10,16 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "branch.h"
-#include "crashpoint.h"
-#include "identity.h"
-#include "log.h"
-#include "manifest.h"
-#include "media.h"
-#include "reset.h"
-#include "sbuf.h"
-#include "state.h"
-#include "sys.h"
+#include "branch/branch.h"
+#include "branch/crashpoint.h"
+#include "branch/identity.h"
+#include "lib/log.h"
+#include "copyup/manifest.h"
+#include "media/media.h"
+#include "branch/reset.h"
+#include "lib/sbuf.h"
+#include "branch/state.h"
+#include "lib/sys.h"
 
 static const char *const *lower_paths; /* the mounted read-only layers, for a reset */
 
