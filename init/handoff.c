@@ -173,7 +173,7 @@ NORETURN void handoff(struct boot *b)
 {
 	const char *init;
 	char *argv[64];
-	int root, old = -1, argc = 0;
+	int root, old = -1, argc = 0, rc;
 
 	/* --- check: nothing below this block may be undone --- */
 	root = sys_open(NEWROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -182,7 +182,6 @@ NORETURN void handoff(struct boot *b)
 	init = choose_init(b, root);
 	for (size_t i = 0; i < ARRAY_SIZE(moved); i++) {
 		struct stat st;
-		int rc;
 
 		if (sys_fstatat(root, moved[i] + 1, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
 		    (rc = sys_mkdirat(root, moved[i] + 1, 0755)) < 0)
@@ -209,7 +208,6 @@ NORETURN void handoff(struct boot *b)
 	IGNORE(sys_mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)); /* rootfs is private already */
 	for (size_t i = 0; i < ARRAY_SIZE(moved); i++) {
 		char dst[64];
-		int rc;
 
 		IGNORE(strfmt(dst, sizeof(dst), NEWROOT "%s", moved[i])); /* fits */
 		rc = sys_mount(moved[i], dst, NULL, MS_MOVE, NULL);
@@ -220,8 +218,7 @@ NORETURN void handoff(struct boot *b)
 		}
 	}
 	if (b->pivot) {
-		int rc = noinitramfs_switch();
-
+		rc = noinitramfs_switch();
 		if (rc < 0) {
 			char why[96];
 
@@ -230,8 +227,6 @@ NORETURN void handoff(struct boot *b)
 			rescue_fatal(b, why);
 		}
 	} else {
-		int rc;
-
 		old = initramfs_root(); /* -1: its memory, the module pack's too, stays in use */
 		if ((rc = sys_chdir(NEWROOT)) < 0 || (rc = sys_mount(".", "/", NULL, MS_MOVE, NULL)) < 0 ||
 		    (rc = sys_chroot(".")) < 0 || (rc = sys_chdir("/")) < 0) {
@@ -245,8 +240,8 @@ NORETURN void handoff(struct boot *b)
 	clean_in_background(b, old);
 	early_restore();
 	status_handoff(b);
-	log_err("executing %s failed: %s; trying the others", init,
-		strerror(-sys_execve(init, argv, b->envp)));
+	rc = sys_execve(init, argv, b->envp);
+	log_err("executing %s failed: %s; trying the others", init, strerror(-rc));
 	for (size_t i = b->pivot ? 1 : 0; i < CFG_INITS; i++) {
 		argv[0] = (char *)config_inits[i];
 		IGNORE(sys_execve(config_inits[i], argv, b->envp)); /* the next one, then rescue */
