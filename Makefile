@@ -97,7 +97,9 @@ ifeq ($(FLASH),0)
 T_SRC    := $(filter-out $(FLASH_SRC),$(T_SRC)) $(NOFLASH_SRC)
 TCFLAGS  += -DUNIONROOT_NO_FLASH
 endif
-UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+# tests/unit/init_*.c test init/ files against fake_sys.c in unit-init
+INIT_TEST_SRC := tests/unit/fake_sys.c $(sort $(wildcard tests/unit/init_*.c))
+UNIT_SRC := $(filter-out $(INIT_TEST_SRC),$(sort $(wildcard tests/unit/*.c)))
 TOOL_SRC := $(filter-out tools/mkcpio.c,$(sort $(wildcard tools/*.c)))
 HDRS     := $(wildcard unionroot/*/*.h init/*.h tests/unit/*.h tools/*.h)
 
@@ -188,6 +190,23 @@ $(BUILD)/host/tests/unit/test_json.o: tests/fuzz/jsoncheck.h
 $(BUILD)/host/unit-tests: $(H_UNIT) $(H_LIB)
 	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
 
+# unit-init: init/ files with the fake syscall edge (tests/unit/fake_sys.h)
+# in place of lib/sys.c and lib/sysx.c. The rest comes from an archive, so
+# only what the tested files reach is linked, and a test may stand in for an
+# init/ function (fsck's test answers tool_run) by defining it.
+H_SEAM := unionroot/lib/sys.c unionroot/lib/sysx.c
+H_INIT_AR := $(patsubst %.c,$(BUILD)/host/%.o,$(filter-out $(H_SEAM),$(LIB_SRC)) \
+             $(filter-out init/main.c,$(INIT_SRC)))
+$(BUILD)/host/unit-init.a: $(H_INIT_AR)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/host/unit-init-main.o: tests/unit/main.c $(HDRS)
+	$(Q)$(HOSTCC) $(HCFLAGS) -DUNIT_SUITES='"init_suites.h"' -c $< -o $@
+
+$(BUILD)/host/unit-init: $(BUILD)/host/unit-init-main.o \
+		$(patsubst %.c,$(BUILD)/host/%.o,$(INIT_TEST_SRC)) $(BUILD)/host/unit-init.a
+	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
+
 # The whole program under ASan+UBSan (glibc), with the test build's crash
 # points: the host integration tests run it too (tests/run's "host-san").
 H_SAN_OBJ := $(patsubst %.c,$(BUILD)/host-san/%.o,$(LIB_SRC) $(INIT_SRC))
@@ -203,8 +222,9 @@ $(BUILD)/host/unionroot-san: $(H_SAN_OBJ)
 $(BUILD)/host/mkcpio: $(BUILD)/host/tools/mkcpio.o $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRC))
 	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
 
-unit: $(BUILD)/host/unit-tests
+unit: $(BUILD)/host/unit-tests $(BUILD)/host/unit-init
 	$(Q)$(BUILD)/host/unit-tests
+	$(Q)$(BUILD)/host/unit-init
 
 # Your own kernel: KERNEL=path/to/bzImage MODULES=INSTALL_MOD_PATH (the
 # directory "make modules_install INSTALL_MOD_PATH=…" filled); without them
@@ -238,7 +258,7 @@ demo: deps
 CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64 qemu-x86_64-emmc
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all $(BUILD)/host/unit-tests initramfs images BOARD=$(BOARD)
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/host/unit-tests $(BUILD)/host/unit-init initramfs images BOARD=$(BOARD)
 	$(Q)for b in $(CHECK_BOARDS); do \
 		$(MAKE) --no-print-directory initramfs images BOARD=$$b || exit 1; \
 	done

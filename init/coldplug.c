@@ -18,6 +18,7 @@
 #include "lib/sbuf.h"
 #include "lib/strnum.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 #define DEPTH_MAX 24
 /* a module load emits a burst of uevents; the default 208 KiB of socket
@@ -59,7 +60,7 @@ static int enter(const char *name, unsigned char type, void *ctx)
 	if (type != DT_DIR || w->depth >= DEPTH_MAX || len + 1 + n >= sizeof(w->path) ||
 	    str_has_word(w->depth ? "power wakeup" : "virtual system", name))
 		return 0;
-	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = sys_openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (fd < 0)
 		return 0; /* gone meanwhile: its uevent said remove */
 	w->path[len] = '/';
@@ -72,7 +73,7 @@ static int enter(const char *name, unsigned char type, void *ctx)
 	w->dir = parent;
 	w->len = len;
 	w->path[len] = '\0';
-	close(fd);
+	sys_close(fd);
 	return 0;
 }
 
@@ -122,11 +123,11 @@ void modules_coldplug(void)
 	struct walk w = { .path = "/sys/devices", .len = 12 };
 	uint64_t t = sys_now_ms();
 
-	w.dir = open(w.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	w.dir = sys_open(w.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (w.dir < 0)
 		return; /* no sysfs: early setup said so already */
 	visit(&w);
-	close(w.dir);
+	sys_close(w.dir);
 	if (waiting.dropped)
 		log_err("more than %d devices ask for a driver; %u are left to the real init",
 			WAITING_MAX, waiting.dropped);
@@ -192,14 +193,16 @@ int hotplug_socket(void)
 
 	if (sock >= 0)
 		return sock;
-	sock = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		      NETLINK_KOBJECT_UEVENT);
-	if (sock < 0)
-		return -errno;
-	(void)setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)); /* best effort */
-	if (bind(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		err = -errno;
-		close(sock);
+	sock = sys_socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			  NETLINK_KOBJECT_UEVENT);
+	if (sock < 0) {
+		err = sock;
+		sock = -1;
+		return err;
+	}
+	IGNORE(sys_setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size))); /* best effort */
+	if ((err = sys_bind(sock, (struct sockaddr *)&sa, sizeof(sa))) < 0) {
+		sys_close(sock);
 		sock = -1;
 		return err;
 	}
@@ -211,16 +214,15 @@ void hotplug_drain(int fd)
 	char buf[2048];
 	ssize_t n;
 
-	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
+	while ((n = sys_recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
 		const char *devpath, *alias;
 
-		if (n < 0) {
-			if (errno == ENOBUFS) /* events lost: look at sysfs instead */
-				modules_coldplug();
-			if (errno != EINTR && errno != ENOBUFS)
-				return;
+		if (n == -ENOBUFS) /* events lost: look at sysfs instead */
+			modules_coldplug();
+		else if (n < 0 && n != -EINTR)
+			return;
+		if (n < 0)
 			continue;
-		}
 		alias = modalias_of_uevent(buf, (size_t)n, &devpath);
 		if (alias)
 			modules_for_device(alias, devpath ? devpath : "a new device");
@@ -230,6 +232,6 @@ void hotplug_drain(int fd)
 void hotplug_close(void)
 {
 	if (sock >= 0)
-		close(sock);
+		sys_close(sock);
 	sock = -1;
 }

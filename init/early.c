@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "lib/strnum.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 static char saved_modprobe[256];
 
@@ -30,18 +31,18 @@ static const struct {
 
 static void console_fds(void)
 {
-	int fd = open("/dev/console", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	int fd = sys_open("/dev/console", O_RDWR | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0)
-		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		fd = sys_open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	/* the kernel may already have given us fds 0-2; make sure they exist */
 	for (int i = 0; i < 3; i++)
 		if (sys_fcntl(i, F_GETFD, 0) < 0)
-			dup2(fd, i);
+			IGNORE(sys_dup2(fd, i)); /* a missing fd stays missing; nothing to say it on */
 	if (fd > 2)
-		close(fd);
+		sys_close(fd);
 }
 
 #define PROC_MODPROBE "/proc/sys/kernel/modprobe"
@@ -51,11 +52,11 @@ static void console_fds(void)
  * log lines from it, so a failure changes nothing else. */
 static void set_proc(const char *path, const char *text)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = sys_open(path, O_WRONLY | O_CLOEXEC);
 
 	if (fd >= 0) {
-		IGNORE(write(fd, text, strlen(text))); /* see above */
-		close(fd);
+		IGNORE(sys_write(fd, text, strlen(text))); /* see above */
+		sys_close(fd);
 	}
 }
 
@@ -93,11 +94,11 @@ void early_setup(struct boot *b)
 	int failed_mount = -1, err = 0;
 
 	(void)b;
-	umask(022);
+	sys_umask(022);
 	for (size_t i = 0; i < ARRAY_SIZE(early_mounts); i++) {
 		int rc;
 
-		mkdir(early_mounts[i].dst, 0755);
+		IGNORE(sys_mkdir(early_mounts[i].dst, 0755)); /* the mount says what is wrong */
 		rc = sys_mount(early_mounts[i].type, early_mounts[i].dst, early_mounts[i].type,
 			       early_mounts[i].flags,
 			       early_mounts[i].data[0] ? early_mounts[i].data : NULL);
@@ -107,7 +108,7 @@ void early_setup(struct boot *b)
 		}
 	}
 	console_fds();
-	log_setup(open("/dev/kmsg", O_WRONLY | O_CLOEXEC), 2);
+	log_setup(sys_open("/dev/kmsg", O_WRONLY | O_CLOEXEC), 2);
 	/* the kernel rate-limits userspace kmsg writes (about 10 records per
 	 * 5 s); PID 1 logs every step, so lift the limit until the hand-off */
 	set_proc(PROC_DEVKMSG, "on\n");

@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 /* Formatting a large eMMC takes a while; a tool that hangs must not. */
 #define MKFS_TIMEOUT_S 600
@@ -51,19 +52,19 @@ struct geometry {
 static int is_blank(const char *dev)
 {
 	static uint8_t buf[65536];
-	int fd = open(dev, O_RDONLY | O_CLOEXEC), blank = 1;
+	int fd = sys_open(dev, O_RDONLY | O_CLOEXEC), blank = 1;
 	size_t total = 0;
 	uint8_t first = 0;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (blank && total < BLANK_CHECK_BYTES) {
-		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)total);
+		ssize_t n = sys_pread(fd, buf, sizeof(buf), (off_t)total);
 
-		if (n < 0 && errno == EINTR)
+		if (n == -EINTR)
 			continue;
 		if (n < 0) {
-			blank = -errno;
+			blank = (int)n;
 			break;
 		}
 		if (n == 0)
@@ -73,7 +74,7 @@ static int is_blank(const char *dev)
 		blank = blank_bytes(buf, (size_t)n) && buf[0] == first;
 		total += (size_t)n;
 	}
-	close(fd);
+	sys_close(fd);
 	return total ? blank : -EIO;
 }
 
@@ -85,20 +86,20 @@ enum mark_op { MARK_READ, MARK_SET, MARK_CLEAR };
 static int format_mark(const char *dev, enum mark_op op, struct geometry *g)
 {
 	static uint8_t blk[FORMAT_MARK_BLOCK];
-	int fd = open(dev, (op == MARK_READ ? O_RDONLY : O_RDWR) | O_CLOEXEC), ss = 512, rc = 0;
+	int fd = sys_open(dev, (op == MARK_READ ? O_RDONLY : O_RDWR) | O_CLOEXEC), ss = 512, rc = 0;
 	ssize_t n = 0;
 	off_t at;
 
 	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, BLKGETSIZE64, &g->bytes) < 0 || ioctl(fd, BLKSSZGET, &ss) < 0 || ss <= 0) {
-		rc = errno ? -errno : -EINVAL;
-		close(fd);
-		return rc;
+		return fd;
+	if ((rc = sys_ioctl(fd, BLKGETSIZE64, &g->bytes)) < 0 ||
+	    (rc = sys_ioctl(fd, BLKSSZGET, &ss)) < 0 || ss <= 0) {
+		sys_close(fd);
+		return rc < 0 ? rc : -EINVAL;
 	}
 	g->sector = (unsigned)ss;
 	if (g->bytes < 2ull * FORMAT_MARK_SPAN) {
-		close(fd);
+		sys_close(fd);
 		return -ENOSPC;
 	}
 	at = (off_t)(g->bytes - FORMAT_MARK_SPAN);
@@ -106,16 +107,17 @@ static int format_mark(const char *dev, enum mark_op op, struct geometry *g)
 	if (op == MARK_SET)
 		memcpy(blk, FORMAT_MARK, sizeof(FORMAT_MARK) - 1);
 	if (op == MARK_READ)
-		n = pread(fd, blk, sizeof(blk), at);
-	else if ((n = pwrite(fd, blk, sizeof(blk), at)) == (ssize_t)sizeof(blk) && fsync(fd) < 0)
-		n = -1;
+		n = sys_pread(fd, blk, sizeof(blk), at);
+	else if ((n = sys_pwrite(fd, blk, sizeof(blk), at)) == (ssize_t)sizeof(blk) &&
+		 (rc = sys_fsync(fd)) < 0)
+		n = rc;
 	if (n < 0)
-		rc = -errno;
+		rc = (int)n;
 	else if (op == MARK_READ)
 		rc = format_mark_is(blk, (size_t)n);
 	else if (n != (ssize_t)sizeof(blk))
 		rc = -EIO;
-	close(fd);
+	sys_close(fd);
 	return rc;
 }
 
@@ -147,7 +149,7 @@ static int firstboot_mkfs_sized(const char *dev, const char *type, const struct 
 		unsigned sector = g && g->sector ? g->sector : 512;
 		int rc;
 
-		if (strcmp(mkfs_tools[i].type, type) != 0 || stat(mkfs_tools[i].path, &st) < 0)
+		if (strcmp(mkfs_tools[i].type, type) != 0 || sys_stat(mkfs_tools[i].path, &st) < 0)
 			continue;
 		if (mkfs_tools[i].size == SIZE_SECTORS)
 			fmt_sn(size, sizeof(size), "%llu", (unsigned long long)(fs / sector));

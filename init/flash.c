@@ -18,6 +18,7 @@
 #include "lib/log.h"
 #include "media/mtd.h"
 #include "lib/sbuf.h"
+#include "lib/sysx.h"
 #include "lib/sys.h"
 #include "media/ubi.h"
 #include "media/ubiblock.h"
@@ -54,12 +55,12 @@ static int classify_block(int fd, uint64_t off, size_t len, uint8_t *head)
 	size_t first = len < 16 ? len : 16;
 	int kind;
 
-	if (pread(fd, head, first, (off_t)off) != (ssize_t)first)
+	if (sys_pread(fd, head, first, (off_t)off) != (ssize_t)first)
 		return -EIO;
 	kind = flash_classify(head, first);
 	if (kind != FLASH_ERASED || first == len)
 		return kind;
-	if (pread(fd, head, len, (off_t)off) != (ssize_t)len)
+	if (sys_pread(fd, head, len, (off_t)off) != (ssize_t)len)
 		return -EIO;
 	return flash_classify(head, len);
 }
@@ -76,14 +77,14 @@ static int scan_part(const struct mtd_part *p)
 
 	if (!p->erasesize || strfmt(path, sizeof(path), "/dev/mtd%d", p->index) < 0)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sys_open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	for (uint64_t off = 0; off + len <= p->size; off += p->erasesize) {
 		loff_t at = (loff_t)off;
 		int kind;
 
-		if (ioctl(fd, MEMGETBADBLOCK, &at) > 0)
+		if (sys_ioctl(fd, MEMGETBADBLOCK, &at) > 0)
 			continue;
 		kind = classify_block(fd, off, len, head);
 		if (kind < 0) {
@@ -94,7 +95,7 @@ static int scan_part(const struct mtd_part *p)
 		if (counts[FLASH_DATA])
 			break; /* the verdict cannot change any more */
 	}
-	close(fd);
+	sys_close(fd);
 	return rc < 0 ? rc : flash_verdict(counts);
 }
 
@@ -112,7 +113,7 @@ static int resolve_mtd(struct boot *b, const struct spec *s, int is_upper, char 
 	if (strfmt(name, sizeof(name), "mtdblock%d", part.index) < 0 ||
 	    strfmt(dev, 48, "/dev/%s", name) < 0)
 		return 0;
-	if (stat(dev, &st) < 0 || !S_ISBLK(st.st_mode))
+	if (sys_stat(dev, &st) < 0 || !S_ISBLK(st.st_mode))
 		return 0; /* mtdblock not loaded yet, or its node is still coming */
 	for (unsigned i = 0; i < b->devs.n; i++)
 		if (strcmp(b->devs.d[i].name, name) == 0)
@@ -203,13 +204,13 @@ static int ubi_walk_one(const char *name, unsigned char dtype, void *arg)
 
 static int ubi_walk(struct ubi_walk *w)
 {
-	int dir = open("/sys/class/ubi", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+	int dir = sys_open("/sys/class/ubi", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
 
 	w->dev = w->vol = -1;
 	if (dir < 0)
-		return -errno;
+		return dir;
 	rc = sys_dir_each(dir, ubi_walk_one, w);
-	close(dir);
+	sys_close(dir);
 	return rc < 0 ? rc : (w->dev >= 0 ? 0 : -ENOENT);
 }
 
@@ -239,15 +240,15 @@ static void ubi_attach(struct boot *b)
 			 w.dev);
 		return;
 	}
-	fd = open("/dev/ubi_ctrl", O_RDONLY | O_CLOEXEC);
+	fd = sys_open("/dev/ubi_ctrl", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return; /* ubi not loaded yet, or its node is still coming */
 	memset(&req, 0, sizeof(req));
 	req.ubi_num = UBI_DEV_NUM_AUTO;
 	req.mtd_num = part.index;
-	rc = ioctl(fd, UBI_IOCATT, &req);
-	rc = rc < 0 ? -errno : req.ubi_num;
-	close(fd);
+	rc = sys_ioctl(fd, UBI_IOCATT, &req);
+	rc = rc < 0 ? rc : req.ubi_num;
+	sys_close(fd);
 	ubi.tried = 1;
 	if (rc < 0) {
 		log_err("UBI: attaching mtd:%s (mtd%d) failed: %s; ubi: volumes on it stay missing",
@@ -282,12 +283,12 @@ static int ubi_make_volume(const char *name)
 	if (strcopy(req.name, sizeof(req.name), name) < 0 ||
 	    strfmt(path, sizeof(path), "/dev/ubi%d", ubi.dev) < 0)
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sys_open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
-	rc = ioctl(fd, UBI_IOCMKVOL, &req);
-	rc = rc < 0 ? -errno : 0;
-	close(fd);
+		return fd;
+	rc = sys_ioctl(fd, UBI_IOCMKVOL, &req);
+	rc = rc < 0 ? rc : 0;
+	sys_close(fd);
 	if (rc == 0)
 		log_note("UBI: created volume \"%s\" on ubi%d (%llu bytes, all the free space); ubifs formats it at its first mount",
 			 name, ubi.dev, (unsigned long long)bytes);
@@ -388,24 +389,22 @@ int flash_format_upper(struct boot *b)
 	}
 	if (strfmt(path, sizeof(path), "/dev/mtd%d", upper_mtd.part.index) < 0)
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = sys_open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	for (uint64_t off = 0; off + upper_mtd.part.erasesize <= upper_mtd.part.size;
 	     off += upper_mtd.part.erasesize) {
 		loff_t at = (loff_t)off;
 
-		if (ioctl(fd, MEMGETBADBLOCK, &at) > 0)
+		if (sys_ioctl(fd, MEMGETBADBLOCK, &at) > 0)
 			continue;
 		ei.start = (__u32)off;
 		ei.length = upper_mtd.part.erasesize;
-		if (ioctl(fd, MEMERASE, &ei) < 0) {
-			rc = -errno;
+		if ((rc = sys_ioctl(fd, MEMERASE, &ei)) < 0)
 			break;
-		}
 		erased++;
 	}
-	close(fd);
+	sys_close(fd);
 	if (rc == 0)
 		log_note("writable branch %s: erased %u eraseblocks (union.format=jffs2); it mounts as an empty jffs2",
 			 b->upper_dev, erased);

@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 /* e2fsck -p on a large, damaged fs can take long; a boot must not hang. */
 #define FSCK_TIMEOUT_S 300
@@ -41,7 +42,7 @@ int fsck_branch(struct boot *b, const char *type, char *why, size_t cap)
 	for (size_t i = 0; i < ARRAY_SIZE(checkers); i++) {
 		if (strcmp(checkers[i].type, type) != 0)
 			continue;
-		if (stat(checkers[i].path, &st) < 0) {
+		if (sys_stat(checkers[i].path, &st) < 0) {
 			log_debug("writable branch %s: no %s in this initramfs; not checked",
 				  dev, checkers[i].path);
 			return 0;

@@ -12,7 +12,6 @@
 #include <sched.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +24,7 @@
 #include "lib/rmtree.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 static const char *const moved[] = { "/dev", "/proc", "/sys", "/run" };
 
@@ -38,30 +38,28 @@ static int usable_init(int root, const char *path)
 
 	if (fd < 0)
 		return 0;
-	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
-	close(fd);
+	ok = sys_fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+	sys_close(fd);
 	return ok;
 }
 
 static int copy_file(const char *src, const char *dst, mode_t mode)
 {
 	static char buf[16384];
-	int in, out, rc;
+	int in, out, rc, closed;
 
-	in = open(src, O_RDONLY | O_CLOEXEC);
+	in = sys_open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
-		return -errno;
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+		return in;
+	out = sys_openat(AT_FDCWD, dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (out < 0) {
-		rc = -errno;
-		close(in);
-		return rc;
+		sys_close(in);
+		return out;
 	}
 	rc = fd_copy(in, out, FDCOPY_ALL, buf, sizeof(buf), NULL, NULL);
-	close(in);
-	if (close(out) < 0 && !rc)
-		rc = -errno;
-	return rc;
+	sys_close(in);
+	closed = sys_close(out);
+	return rc ? rc : closed;
 }
 
 static void runtime_copies(void)
@@ -85,13 +83,15 @@ static int initramfs_root(void)
 	struct statfs sfs;
 	int fd;
 
-	if (statfs("/", &sfs) < 0 || (sfs.f_type != RAMFS_MAGIC && sfs.f_type != TMPFS_MAGIC)) {
+	if (sys_statfs("/", &sfs) < 0 || (sfs.f_type != RAMFS_MAGIC && sfs.f_type != TMPFS_MAGIC)) {
 		log_warn("/ is not an initramfs; not deleting anything from it");
 		return -1;
 	}
-	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		log_warn("freeing the initramfs: %s; some memory stays in use", strerror(errno));
+	fd = sys_open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		log_warn("freeing the initramfs: %s; some memory stays in use", strerror(-fd));
+		return -1;
+	}
 	return fd;
 }
 
@@ -103,7 +103,7 @@ static void free_initramfs(int old)
 	int rc;
 
 	modpack_release(old);
-	if (fstat(old, &st) == 0) {
+	if (sys_fstat(old, &st) == 0) {
 		rc = rmtree_contents(old, st.st_dev);
 		if (rc < 0 && rc != -EXDEV)
 			log_warn("freeing the initramfs: %s; some memory stays in use", strerror(-rc));
@@ -128,17 +128,17 @@ static void clean_in_background(struct boot *b, int old)
 		if (pid < 0 && old >= 0) /* the trash waits for the next boot */
 			free_initramfs(old);
 		if (old >= 0)
-			close(old);
+			sys_close(old);
 		return;
 	}
 	/* best effort: run only when the real init leaves the CPU idle (musl's
 	 * sched_setscheduler is a stub); nice 10 still took 0.05 s of its start */
-	IGNORE(syscall(SYS_sched_setscheduler, 0, SCHED_IDLE, &(struct sched_param){ 0 }));
+	IGNORE(sys_sched_policy(SCHED_IDLE));
 	if (old >= 0)
 		free_initramfs(old);
 	if (trash) {
-		int rw = open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		int rc = rw < 0 ? -errno : branch_trash_empty(rw);
+		int rw = sys_open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int rc = rw < 0 ? rw : branch_trash_empty(rw);
 
 		if (rc < 0 && rc != -ENOENT)
 			log_warn("emptying %s/.unionroot/trash failed: %s; the next boot tries again",
@@ -146,7 +146,7 @@ static void clean_in_background(struct boot *b, int old)
 		if (rw >= 0 && b->reset_applied)
 			IGNORE(crashpoint_hit("trash", NULL)); /* returns unless a test armed it */
 	}
-	_exit(0);
+	sys_exit(0);
 }
 
 /* init= if it is there, else the first of the candidates that is. */
@@ -164,7 +164,7 @@ static const char *choose_init(struct boot *b, int root)
 	for (size_t i = b->pivot ? 1 : 0; i < CFG_INITS; i++)
 		if (usable_init(root, config_inits[i]))
 			return config_inits[i];
-	close(root);
+	sys_close(root);
 	IGNORE(config_inits_text(inits, sizeof(inits))); /* fits */
 	IGNORE(strfmt(why, sizeof(why), "no init in the new root (tried init=, %s)", inits));
 	rescue_fatal(b, why);
@@ -174,22 +174,22 @@ NORETURN void handoff(struct boot *b)
 {
 	const char *init;
 	char *argv[64];
-	int root, old = -1, argc = 0;
+	int root, old = -1, argc = 0, rc;
 
 	/* --- check: nothing below this block may be undone --- */
-	root = open(NEWROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	root = sys_open(NEWROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		rescue_fatal(b, "cannot open the new root " NEWROOT);
 	init = choose_init(b, root);
 	for (size_t i = 0; i < ARRAY_SIZE(moved); i++) {
 		struct stat st;
 
-		if (fstatat(root, moved[i] + 1, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
-		    mkdirat(root, moved[i] + 1, 0755) < 0)
+		if (sys_fstatat(root, moved[i] + 1, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+		    (rc = sys_mkdirat(root, moved[i] + 1, 0755)) < 0)
 			log_warn("the new root has no %s and it cannot be made (%s)", moved[i],
-				 strerror(errno));
+				 strerror(-rc));
 	}
-	close(root);
+	sys_close(root);
 	argv[argc++] = (char *)init;
 	for (int i = 1; b->argv[i] && argc < (int)ARRAY_SIZE(argv) - 1; i++)
 		argv[argc++] = b->argv[i];
@@ -209,19 +209,17 @@ NORETURN void handoff(struct boot *b)
 	IGNORE(sys_mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)); /* rootfs is private already */
 	for (size_t i = 0; i < ARRAY_SIZE(moved); i++) {
 		char dst[64];
-		int rc;
 
 		IGNORE(strfmt(dst, sizeof(dst), NEWROOT "%s", moved[i])); /* fits */
 		rc = sys_mount(moved[i], dst, NULL, MS_MOVE, NULL);
 		if (rc < 0) {
 			log_warn("moving %s into the new root failed: %s; unmounting it", moved[i],
 				 strerror(-rc));
-			IGNORE(umount2(moved[i], MNT_DETACH)); /* nothing better to do */
+			IGNORE(sys_umount2(moved[i], MNT_DETACH)); /* nothing better to do */
 		}
 	}
 	if (b->pivot) {
-		int rc = noinitramfs_switch();
-
+		rc = noinitramfs_switch();
 		if (rc < 0) {
 			char why[96];
 
@@ -231,23 +229,23 @@ NORETURN void handoff(struct boot *b)
 		}
 	} else {
 		old = initramfs_root(); /* -1: its memory, the module pack's too, stays in use */
-		if (chdir(NEWROOT) < 0 || sys_mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
-		    chroot(".") < 0 || chdir("/") < 0) {
+		if ((rc = sys_chdir(NEWROOT)) < 0 || (rc = sys_mount(".", "/", NULL, MS_MOVE, NULL)) < 0 ||
+		    (rc = sys_chroot(".")) < 0 || (rc = sys_chdir("/")) < 0) {
 			char why[96];
 
 			IGNORE(strfmt(why, sizeof(why), "switching to the new root failed: %s",
-				      strerror(errno))); /* fits */
+				      strerror(-rc))); /* fits */
 			rescue_fatal(b, why);
 		}
 	}
 	clean_in_background(b, old);
 	early_restore();
 	status_handoff(b);
-	execve(init, argv, b->envp);
-	log_err("executing %s failed: %s; trying the others", init, strerror(errno));
+	rc = sys_execve(init, argv, b->envp);
+	log_err("executing %s failed: %s; trying the others", init, strerror(-rc));
 	for (size_t i = b->pivot ? 1 : 0; i < CFG_INITS; i++) {
 		argv[0] = (char *)config_inits[i];
-		execve(config_inits[i], argv, b->envp);
+		IGNORE(sys_execve(config_inits[i], argv, b->envp)); /* the next one, then rescue */
 	}
 	rescue_fatal(b, "no init could be executed in the new root");
 }

@@ -16,12 +16,13 @@
 #include "lib/fdcopy.h"
 #include "lib/lines.h"
 #include "lib/log.h"
+#include "lib/resolve.h"
 #include "media/loopdev.h"
 #include "media/media.h"
 #include "probe/probe.h"
-#include "lib/resolve.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 #define MEDIA_DIR RUNDIR "/media"
 #define TORAM_DIR RUNDIR "/toram"
@@ -123,11 +124,12 @@ static void chain_release(struct chain *c)
 {
 	while (c->n) {
 		struct level *l = &c->lv[--c->n];
+		int rc;
 
 		if (!l->loop[0] && medium_put(l->dir))
 			continue;
-		if (umount2(l->dir, 0) < 0)
-			log_warn("cannot unmount %s: %s; it stays", l->dir, strerror(errno));
+		if ((rc = sys_umount2(l->dir, 0)) < 0)
+			log_warn("cannot unmount %s: %s; it stays", l->dir, strerror(-rc));
 		else if (l->loop[0] && loop_detach(l->loop) < 0)
 			log_warn("cannot detach %s; it stays attached", l->loop);
 	}
@@ -164,7 +166,7 @@ static int mount_level(struct boot *b, struct chain *c, const char *dev, const c
 
 static int level_fd(const struct chain *c)
 {
-	return open(c->lv[c->n - 1].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return sys_open(c->lv[c->n - 1].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 struct progress {
@@ -211,12 +213,12 @@ static int toram_copy(int fd, uint64_t size, const char *role)
 			dir, strerror(-rc));
 		return rc;
 	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	out = dfd < 0 ? -1 : openat(dfd, "image", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
-	rc = out < 0 ? -errno : 0;
+	dfd = sys_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	out = dfd < 0 ? dfd : sys_openat(dfd, "image", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
+	rc = out < 0 ? out : 0;
 	log_note("%s: union.toram: copying %llu MiB to RAM", role, (unsigned long long)(size >> 20));
-	if (rc == 0 && lseek(fd, 0, SEEK_SET) < 0)
-		rc = -errno;
+	if (rc == 0)
+		rc = (int)sys_lseek(fd, 0, SEEK_SET); /* the new offset, 0, or -errno */
 	if (rc == 0) {
 		static char buf[128 * 1024];
 		struct progress p = { role, size };
@@ -226,19 +228,18 @@ static int toram_copy(int fd, uint64_t size, const char *role)
 		watchdog_step_end();
 	}
 	if (out >= 0)
-		close(out);
-	if (rc == 0) {
-		rc = openat(dfd, "image", O_RDONLY | O_CLOEXEC);
-		if (rc < 0)
-			rc = -errno;
-	}
+		sys_close(out);
+	if (rc == 0)
+		rc = sys_openat(dfd, "image", O_RDONLY | O_CLOEXEC, 0);
 	if (dfd >= 0)
-		close(dfd);
+		sys_close(dfd);
 	if (rc < 0) {
+		int err;
+
 		log_err("%s: union.toram: copying to %s failed: %s; running from the medium", role, dir,
 			strerror(-rc));
-		if (umount2(dir, MNT_DETACH) < 0)
-			log_warn("cannot unmount %s: %s", dir, strerror(errno));
+		if ((err = sys_umount2(dir, MNT_DETACH)) < 0)
+			log_warn("cannot unmount %s: %s", dir, strerror(-err));
 	}
 	return rc;
 }
@@ -259,7 +260,7 @@ static int attach(int fd, int how, struct loopdev *ld, struct probe_info *info)
 	rc = probe_src_fd(&src, loop);
 	if (rc == 0)
 		rc = probe_fs(&src, info);
-	close(loop);
+	sys_close(loop);
 	if (rc == 0 && !(how & LOOP_WRITABLE))
 		rc = -EMEDIUMTYPE;
 	return rc < 0 ? rc : 0;
@@ -301,12 +302,12 @@ static int open_level(struct boot *b, struct chain *c, const struct image_req *r
 		return rc;
 	}
 	dir = level_fd(c);
-	fd = dir < 0 ? -errno :
+	fd = dir < 0 ? dir :
 		       sys_file_check(sys_open_beneath(dir, r->paths[i],
 						       (r->rw ? O_RDWR : O_RDONLY) | IMAGE_FLAGS),
 				      st);
 	if (dir >= 0)
-		close(dir);
+		sys_close(dir);
 	if (fd < 0 && !(r->quiet_enoent && i == 0 && fd == -ENOENT))
 		log_err("%s: image %s on %s: %s", r->role, r->paths[i], dev, why_text(fd));
 	return fd;
@@ -316,7 +317,7 @@ static int open_level(struct boot *b, struct chain *c, const struct image_req *r
  * 1 done, 0 not copied (the device serves), -errno the copy's loop failed. */
 static int device_toram(const struct image_req *r, struct loopdev *ld, struct probe_info *info)
 {
-	int fd = open(r->dev, O_RDONLY | O_CLOEXEC), copy, rc;
+	int fd = sys_open(r->dev, O_RDONLY | O_CLOEXEC), copy, rc;
 	struct probe_src src;
 
 	if (fd < 0 || probe_src_fd(&src, fd) < 0)
@@ -324,11 +325,11 @@ static int device_toram(const struct image_req *r, struct loopdev *ld, struct pr
 	else
 		copy = toram_copy(fd, src.size, r->role);
 	if (fd >= 0)
-		close(fd);
+		sys_close(fd);
 	if (copy < 0)
 		return 0;
 	rc = attach(copy, 0, ld, info);
-	close(copy);
+	sys_close(copy);
 	if (rc < 0) {
 		log_err("%s: the copy of %s in RAM: %s", r->role, r->dev, why_text(rc));
 		return rc;
@@ -382,14 +383,14 @@ int image_open(struct boot *b, struct image_req *r)
 			int copy = toram_copy(fd, (uint64_t)st.st_size, r->role);
 
 			if (copy >= 0) {
-				close(fd);
+				sys_close(fd);
 				fd = copy;
 				in_ram = 1;
 			}
 		}
 		rc = attach(fd, (in_ram ? 0 : LOOP_WANT_DIO) | (r->rw ? LOOP_WRITABLE : 0), &ld,
 			    &info);
-		close(fd);
+		sys_close(fd);
 		if (rc < 0) {
 			log_err("%s: image %s on %s: %s", r->role, r->paths[i], dev,
 				rc == -ENOENT ? "no loop device support (module loop)" : why_text(rc));
@@ -439,8 +440,10 @@ int image_medium_rw(struct boot *b, const char *dev, const char *type, char *dir
 
 void image_medium_put(const char *dir)
 {
-	if (!medium_put(dir) && umount2(dir, 0) < 0)
-		log_warn("cannot unmount %s: %s; it stays", dir, strerror(errno));
+	int rc;
+
+	if (!medium_put(dir) && (rc = sys_umount2(dir, 0)) < 0)
+		log_warn("cannot unmount %s: %s; it stays", dir, strerror(-rc));
 }
 
 void image_release_upper(struct boot *b)
@@ -459,8 +462,10 @@ void image_release_upper(struct boot *b)
 	if (!m)
 		return;
 	if (--m->users == 0) {
-		if (umount2(m->dir, 0) < 0 && umount2(m->dir, MNT_DETACH) < 0)
-			log_warn("cannot unmount %s: %s; it stays read-write", m->dir, strerror(errno));
+		int rc;
+
+		if (sys_umount2(m->dir, 0) < 0 && (rc = sys_umount2(m->dir, MNT_DETACH)) < 0)
+			log_warn("cannot unmount %s: %s; it stays read-write", m->dir, strerror(-rc));
 	} else if (m->rw) { /* a read-only layer's image lives on it too */
 		if (sys_mount(NULL, m->dir, NULL, MS_REMOUNT | MEDIA_FLAGS, NULL) < 0)
 			log_warn("cannot make %s read-only again; it stays read-write", m->dir);
@@ -480,11 +485,11 @@ int image_present(struct boot *b, const char *dev, const char *type, const char 
 		return rc;
 	}
 	dir = level_fd(&c);
-	fd = dir < 0 ? -errno : sys_file_check(sys_open_beneath(dir, path, O_RDONLY | IMAGE_FLAGS), NULL);
+	fd = dir < 0 ? dir : sys_file_check(sys_open_beneath(dir, path, O_RDONLY | IMAGE_FLAGS), NULL);
 	if (dir >= 0)
-		close(dir);
+		sys_close(dir);
 	if (fd >= 0)
-		close(fd);
+		sys_close(fd);
 	chain_release(&c);
 	return fd >= 0;
 }

@@ -9,10 +9,11 @@
 
 #include "boot.h"
 #include "lib/log.h"
-#include "media/loopdev.h"
 #include "lib/resolve.h"
+#include "media/loopdev.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 #define TMP_SUFFIX ".unionroot-new"
 
@@ -21,11 +22,11 @@
  * zero-fills too: FAT and exFAT have no holes, the others need none. */
 static int size_file(int fd, uint64_t bytes)
 {
-	if (fallocate(fd, 0, 0, (off_t)bytes) == 0)
-		return 0;
-	if (errno != EOPNOTSUPP)
-		return -errno;
-	return ftruncate(fd, (off_t)bytes) < 0 ? -errno : 0;
+	int rc = sys_fallocate(fd, 0, 0, (off_t)bytes);
+
+	if (rc != -EOPNOTSUPP)
+		return rc;
+	return sys_ftruncate(fd, (off_t)bytes);
 }
 
 /* mkfs on a loop over the file: the formatter wants a device, and the loop
@@ -39,13 +40,13 @@ static int format_file(int fd, const char *fs)
 	loop = loop_attach(fd, LOOP_WRITABLE, &ld);
 	if (loop < 0)
 		return loop;
-	close(loop);
+	sys_close(loop);
 	rc = firstboot_mkfs(ld.path, fs);
 	if (loop_detach(ld.path) < 0)
 		log_warn("cannot detach %s; it stays attached", ld.path);
 	/* the loop wrote through the file's page cache */
-	if (rc == 0 && fsync(fd) < 0)
-		rc = -errno;
+	if (rc == 0)
+		rc = sys_fsync(fd);
 	return rc;
 }
 
@@ -60,9 +61,7 @@ static int open_parent(int top, const char *path, const char **base)
 	while (slash && slash > path && slash[-1] == '/')
 		slash--;
 	if (!slash || slash == path) {
-		int fd = openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		return fd < 0 ? -errno : fd;
+		return sys_openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	}
 	if ((size_t)(slash - path) >= sizeof(parent))
 		return -ENAMETOOLONG;
@@ -75,30 +74,31 @@ static int open_parent(int top, const char *path, const char **base)
 static int make_in(int pfd, const char *tmp, const char *base, const struct plan *p,
 		   const char **what)
 {
-	int fd, rc;
+	int fd, rc, err;
 
 	*what = "removing a half-made file a power cut left";
-	if (unlinkat(pfd, tmp, 0) < 0 && errno != ENOENT)
-		return -errno;
+	rc = sys_unlinkat(pfd, tmp, 0);
+	if (rc < 0 && rc != -ENOENT)
+		return rc;
 	*what = "creating it";
-	fd = openat(pfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = sys_openat(pfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	*what = "allocating it";
 	rc = size_file(fd, p->persist_bytes);
 	if (rc == 0) {
 		*what = "formatting it";
 		rc = format_file(fd, p->persist_fs);
 	}
-	close(fd);
+	sys_close(fd);
 	if (rc == 0) {
 		*what = "renaming it into place";
-		rc = sys_renameat(pfd, tmp, pfd, base) < 0 ? -errno : 0;
+		rc = sys_renameat(pfd, tmp, pfd, base);
 	}
 	if (rc == 0)
-		rc = fsync(pfd) < 0 ? -errno : 0; /* the rename is what makes it */
-	else if (unlinkat(pfd, tmp, 0) < 0)
-		log_warn("cannot remove the half-made %s: %s", tmp, strerror(errno));
+		rc = sys_fsync(pfd); /* the rename is what makes it */
+	else if ((err = sys_unlinkat(pfd, tmp, 0)) < 0)
+		log_warn("cannot remove the half-made %s: %s", tmp, strerror(-err));
 	return rc;
 }
 
@@ -117,8 +117,8 @@ int persist_make(struct boot *b, const char *dev, const char *type, char *why, s
 	mounted = rc == 0;
 	if (mounted) {
 		what = "opening its directory";
-		top = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		rc = top < 0 ? -errno : open_parent(top, p->persist_path, &base);
+		top = sys_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		rc = top < 0 ? top : open_parent(top, p->persist_path, &base);
 		pfd = rc;
 	}
 	if (rc >= 0)
@@ -126,9 +126,9 @@ int persist_make(struct boot *b, const char *dev, const char *type, char *why, s
 	if (rc >= 0)
 		rc = make_in(pfd, tmp, base, p, &what);
 	if (pfd >= 0)
-		close(pfd);
+		sys_close(pfd);
 	if (top >= 0)
-		close(top);
+		sys_close(top);
 	if (mounted) /* unmounted when nothing else uses it: all of it written */
 		image_medium_put(dir);
 	watchdog_step_end();

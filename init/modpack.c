@@ -20,6 +20,7 @@
 #include "media/loopdev.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 static char mnt[160]; /* where the pack is mounted; "" when it is not */
 
@@ -27,24 +28,24 @@ int modpack_mount(const char *dir)
 {
 	char file[160];
 	struct loopdev ld;
-	int fd, loop = -1, rc = -ENAMETOOLONG;
+	int fd, loop = -1, made, rc = -ENAMETOOLONG;
 
 	if (strfmt(file, sizeof(file), "%s/modules.pack", dir) < 0 ||
 	    strfmt(mnt, sizeof(mnt), "%s/pack", dir) < 0)
 		goto out;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	rc = fd < 0 ? -errno : 0;
+	fd = sys_open(file, O_RDONLY | O_CLOEXEC);
+	rc = fd < 0 ? fd : 0;
 	/* autoclear: the loop lets go of the file when the pack is unmounted */
 	if (rc == 0)
 		rc = loop = loop_attach(fd, LOOP_AUTOCLEAR, &ld);
 	if (fd >= 0)
-		close(fd);
-	if (rc >= 0 && mkdir(mnt, 0755) < 0 && errno != EEXIST)
-		rc = -errno;
+		sys_close(fd);
+	if (rc >= 0 && (made = sys_mkdir(mnt, 0755)) < 0 && made != -EEXIST)
+		rc = made;
 	if (rc >= 0)
 		rc = sys_mount(ld.path, mnt, "squashfs", MS_RDONLY | MS_NOSUID | MS_NODEV, NULL);
 	if (loop >= 0)
-		close(loop); /* the mount holds the device now; without one it detaches */
+		sys_close(loop); /* the mount holds the device now; without one it detaches */
 out:
 	if (rc < 0) {
 		log_err("mounting the module pack %s failed: %s; only the modules outside it load",
@@ -59,27 +60,26 @@ out:
 int modpack_open(const char *rel)
 {
 	char path[320];
-	int fd;
-
 	if (!mnt[0])
 		return -ENOENT;
 	if (strfmt(path, sizeof(path), "%s/%s", mnt, rel) < 0)
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return sys_open(path, O_RDONLY | O_CLOEXEC);
 }
 
 void modpack_release(int root)
 {
 	/* after the switch the pack is reached from the old root, relative */
-	if (!mnt[0] || fchdir(root) < 0)
+	int rc;
+
+	if (!mnt[0] || sys_fchdir(root) < 0)
 		return; /* the memory stays in use, nothing worse */
 	/* nothing keeps a module file open: finit_module has read it */
-	if (umount2(mnt + 1, 0) < 0) {
+	if ((rc = sys_umount2(mnt + 1, 0)) < 0) {
 		log_warn("unmounting the module pack %s failed: %s; detaching it", mnt,
-			 strerror(errno));
-		IGNORE(umount2(mnt + 1, MNT_DETACH)); /* the memory stays in use then, nothing worse */
+			 strerror(-rc));
+		IGNORE(sys_umount2(mnt + 1, MNT_DETACH)); /* the memory stays in use then, nothing worse */
 	}
-	IGNORE(chdir("/")); /* the new root's, which exists */
+	IGNORE(sys_chdir("/")); /* the new root's, which exists */
 	mnt[0] = '\0';
 }

@@ -19,6 +19,7 @@
 #include "kmod/moddep.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 #define PARAMS_MAX 1024
 #define MODPARAMS_MAX 64
@@ -161,18 +162,16 @@ static int load_one(const char *dir, const struct moddep_entry *e)
 	}
 	if (strfmt(path, sizeof(path), "%s/%s", dir, e->path) < 0)
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
+	fd = sys_open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -ENOENT)
 		fd = open_packed(e->path);
-	else if (fd < 0)
-		fd = -errno;
 	if (fd < 0)
 		return fd;
 	t = sys_now_ms();
 	watchdog_step(WD_STEP_S, "loading module %.*s", (int)e->name_len, e->name);
 	rc = sys_finit_module(fd, params, 0);
 	watchdog_step_end();
-	close(fd);
+	sys_close(fd);
 	log_debug("module %.*s: %s (%llu ms)", (int)e->name_len, e->name,
 		  rc == 0 ? "loaded" : rc == -EEXIST ? "already loaded" : strerror(-rc),
 		  (unsigned long long)(sys_now_ms() - t));
@@ -385,7 +384,7 @@ void modules_load(struct boot *b)
 		b->t_modules = sys_now_ms();
 		return;
 	}
-	if (uname(&u) < 0 || strfmt(dir, sizeof(m.dir), "/lib/modules/%s", u.release) < 0) {
+	if (sys_uname(&u) < 0 || strfmt(dir, sizeof(m.dir), "/lib/modules/%s", u.release) < 0) {
 		log_err("cannot tell the kernel version; no modules will be loaded");
 		return;
 	}

@@ -18,6 +18,7 @@
 #include "lib/sbuf.h"
 #include "lib/strnum.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 #define REAL_INIT "/sbin/init.real"
 #define OLDROOT RUNDIR "/oldroot"
@@ -36,7 +37,7 @@ static int same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
 
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	return sys_stat(a, &sa) == 0 && sys_stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
 	       sa.st_ino == sb.st_ino;
 }
 
@@ -51,7 +52,7 @@ static void root_device(char *out, size_t cap)
 	ssize_t n;
 
 	IGNORE(strcopy(out, cap, "/")); /* fits */
-	if (stat("/", &root) < 0 || major(root.st_dev) == 0)
+	if (sys_stat("/", &root) < 0 || major(root.st_dev) == 0)
 		return;
 	IGNORE(strfmt(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major(root.st_dev),
 		      minor(root.st_dev))); /* fits */
@@ -67,7 +68,7 @@ static void root_device(char *out, size_t cap)
 	if (!name[0] || str_find(name, ".."))
 		return;
 	IGNORE(strfmt(path, sizeof(path), "/dev/%s", name)); /* a long name fails the stat below */
-	if (stat(path, &dev) == 0 && S_ISBLK(dev.st_mode) && dev.st_rdev == root.st_dev &&
+	if (sys_stat(path, &dev) == 0 && S_ISBLK(dev.st_mode) && dev.st_rdev == root.st_dev &&
 	    strcopy(out, cap, path) < 0)
 		IGNORE(strcopy(out, cap, "/")); /* fits */
 }
@@ -81,7 +82,7 @@ static NORETURN void plain_root(struct boot *b, const char *why)
 		b->cfg.init);
 	watchdog_stop();
 	early_restore();
-	execve(b->cfg.init, argv, b->envp);
+	IGNORE(sys_execve(b->cfg.init, argv, b->envp)); /* rescue_fatal says it */
 	rescue_fatal(b, "no real init to start on the read-only root");
 }
 
@@ -90,7 +91,7 @@ void noinitramfs_setup(struct boot *b)
 	struct statfs sfs;
 	struct stat st;
 
-	if (statfs("/", &sfs) < 0 || sfs.f_type == RAMFS_MAGIC || sfs.f_type == TMPFS_MAGIC)
+	if (sys_statfs("/", &sfs) < 0 || sfs.f_type == RAMFS_MAGIC || sfs.f_type == TMPFS_MAGIC)
 		return; /* an initramfs: the normal path */
 	b->pivot = 1;
 	if (!b->cfg.init[0] || same_file(b->cfg.init, "/proc/self/exe")) {
@@ -101,7 +102,7 @@ void noinitramfs_setup(struct boot *b)
 	}
 	if (sfs.f_type == OVERLAYFS_SUPER_MAGIC)
 		plain_root(b, "the root is a union already (unionroot ran twice?)");
-	if (stat(NEWROOT, &st) < 0 || !S_ISDIR(st.st_mode))
+	if (sys_stat(NEWROOT, &st) < 0 || !S_ISDIR(st.st_mode))
 		plain_root(b, "the root image has no empty " NEWROOT " directory to build the union on");
 	/* the running root is the one read-only layer: root= and union.lower=
 	 * named what the kernel mounted already */
@@ -135,17 +136,17 @@ int noinitramfs_switch(void)
 	/* /dev /proc /sys /run are in the new root already; the old root goes
 	 * under /run for pivot_root, then away: its bind at lower/0 stays */
 	rc = sys_mkdir_p(NEWROOT OLDROOT, 0700);
-	if (rc == 0 && chdir(NEWROOT) < 0)
-		rc = -errno;
+	if (rc == 0)
+		rc = sys_chdir(NEWROOT);
 	if (rc == 0)
 		rc = sys_pivot_root(".", "." OLDROOT);
+	if (rc == 0)
+		rc = sys_chdir("/");
 	if (rc < 0)
 		return rc;
-	if (chdir("/") < 0)
-		return -errno;
-	if (umount2(OLDROOT, MNT_DETACH) < 0)
-		log_warn("detaching the old root from %s failed: %s", OLDROOT, strerror(errno));
-	else if (rmdir(OLDROOT) < 0)
-		log_warn("removing %s failed: %s", OLDROOT, strerror(errno));
+	if ((rc = sys_umount2(OLDROOT, MNT_DETACH)) < 0)
+		log_warn("detaching the old root from %s failed: %s", OLDROOT, strerror(-rc));
+	else if ((rc = sys_unlinkat(AT_FDCWD, OLDROOT, AT_REMOVEDIR)) < 0)
+		log_warn("removing %s failed: %s", OLDROOT, strerror(-rc));
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "branch/branch.h"
 #include "lib/log.h"
 #include "branch/reserve.h"
+#include "lib/sysx.h"
 
 struct room {
 	uint64_t total, free; /* bytes, as root sees them */
@@ -23,7 +24,7 @@ static int room_of(int rw, struct room *r)
 {
 	struct statfs vfs;
 
-	if (fstatfs(rw, &vfs) < 0 || !vfs.f_blocks)
+	if (sys_fstatfs(rw, &vfs) < 0 || !vfs.f_blocks)
 		return -1;
 	r->total = (uint64_t)vfs.f_blocks * vfs.f_frsize;
 	r->free = (uint64_t)vfs.f_bfree * vfs.f_frsize;
@@ -43,12 +44,12 @@ int room_used_percent(int rw)
  * reserve_make and reserve_release; 0 on a new branch, which has none yet. */
 static int reserve_in(int rw, uint64_t size)
 {
-	int state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+	int state = sys_openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0), rc;
 
 	if (state < 0)
 		return 0;
 	rc = size ? reserve_make(state, size) : reserve_release(state);
-	close(state);
+	sys_close(state);
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 #include "boot.h"
 #include "lib/log.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 #define TICK_MS 50 /* how soon an ended tool is noticed while its output is open */
 
@@ -46,19 +47,19 @@ static pid_t spawn(const char *path, char *const argv[], int out)
 	pid_t pid = sys_fork();
 
 	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC); /* dup2 clears it on 0 */
+		int devnull = sys_open("/dev/null", O_RDONLY | O_CLOEXEC); /* dup2 clears it on 0 */
 
-		IGNORE(setpgid(0, 0));
+		IGNORE(sys_setpgid(0, 0));
 		if (devnull >= 0)
-			IGNORE(dup2(devnull, 0)); /* no console input for a tool */
-		IGNORE(dup2(out, 1));             /* the child's own copies: no CLOEXEC */
-		IGNORE(dup2(out, 2));
-		sys_close_from(3);                /* whatever PID 1 holds stays PID 1's */
-		execve(path, argv, envp);
-		_exit(127);
+			IGNORE(sys_dup2(devnull, 0)); /* no console input for a tool */
+		IGNORE(sys_dup2(out, 1));             /* the child's own copies: no CLOEXEC */
+		IGNORE(sys_dup2(out, 2));
+		sys_close_from(3);                    /* whatever PID 1 holds stays PID 1's */
+		IGNORE(sys_execve(path, argv, envp)); /* 127 says it */
+		sys_exit(127);
 	}
 	if (pid > 0)
-		IGNORE(setpgid(pid, pid)); /* fails harmlessly once the child has exec'd */
+		IGNORE(sys_setpgid(pid, pid)); /* fails harmlessly once the child has exec'd */
 	return pid;
 }
 
@@ -75,20 +76,19 @@ static int ended(pid_t pid, int kill_it, int *st, const char *name)
 	uint64_t until = sys_now_ms() + KILL_WAIT_MS;
 	pid_t got;
 
-	if (!kill_it && (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+	if (!kill_it && (sys_waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
 			 si.si_pid != pid))
 		return 0;
-	if (kill(-pid, SIGKILL) < 0 && kill_it)
-		IGNORE(kill(pid, SIGKILL)); /* no group after all: the tool at least */
-	while ((got = waitpid(pid, st, kill_it ? WNOHANG : 0)) == 0 ||
-	       (got < 0 && errno == EINTR)) {
+	if (sys_kill(-pid, SIGKILL) < 0 && kill_it)
+		IGNORE(sys_kill(pid, SIGKILL)); /* no group after all: the tool at least */
+	while ((got = sys_waitpid(pid, st, kill_it ? WNOHANG : 0)) == 0 || got == -EINTR) {
 		if (sys_now_ms() >= until) {
 			log_err("%s did not end %d s after SIGKILL: it is stuck in the kernel (D state); going on without it",
 				name, KILL_WAIT_MS / 1000);
 			*st = 0;
 			return 1;
 		}
-		IGNORE(usleep(TICK_MS * 1000u));
+		sys_sleep_ms(TICK_MS);
 	}
 	return 1;
 }
@@ -99,20 +99,19 @@ static int run_and_wait(const char *path, char *const argv[], unsigned timeout_s
 	uint64_t deadline = sys_now_ms() + (uint64_t)timeout_s * 1000u;
 	char buf[LOG_LINE_MAX / 2];
 	size_t len = 0;
-	int pipefd[2], st = 0, done = 0, eof = 0;
+	int pipefd[2], st = 0, done = 0, eof = 0, rc = sys_pipe2(pipefd, O_CLOEXEC);
 	pid_t pid;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -errno;
+	if (rc < 0)
+		return rc;
 	pid = spawn(path, argv, pipefd[1]);
 	if (pid < 0) {
-		int rc = -errno;
-
-		close(pipefd[0]);
-		close(pipefd[1]);
+		rc = -errno; /* sys_fork keeps fork's -1 and errno */
+		sys_close(pipefd[0]);
+		sys_close(pipefd[1]);
 		return rc;
 	}
-	close(pipefd[1]);
+	sys_close(pipefd[1]);
 	/* until the tool has ended and its output is closed, within its time */
 	for (;;) {
 		struct pollfd p = { pipefd[0], POLLIN, 0 };
@@ -123,21 +122,21 @@ static int run_and_wait(const char *path, char *const argv[], unsigned timeout_s
 		if ((done && eof) || now >= deadline)
 			break;
 		if (eof) {
-			IGNORE(usleep(TICK_MS * 1000u));
+			sys_sleep_ms(TICK_MS);
 			continue;
 		}
-		if (poll(&p, 1, (int)(deadline - now < TICK_MS ? deadline - now : TICK_MS)) <= 0 ||
+		if (sys_poll(&p, 1, (int)(deadline - now < TICK_MS ? deadline - now : TICK_MS)) <= 0 ||
 		    !(p.revents & (POLLIN | POLLHUP)))
 			continue;
-		n = read(pipefd[0], buf + len, sizeof(buf) - len);
-		if (n < 0 && errno == EINTR)
+		n = sys_read(pipefd[0], buf + len, sizeof(buf) - len);
+		if (n == -EINTR)
 			continue;
 		eof = n <= 0;
 		len += n > 0 ? (size_t)n : 0;
 		log_lines(name, buf, &len, sizeof(buf), 0);
 	}
 	log_lines(name, buf, &len, sizeof(buf), 1);
-	close(pipefd[0]);
+	sys_close(pipefd[0]);
 	if (!done) {
 		IGNORE(ended(pid, 1, &st, name));
 		return -ETIMEDOUT;

@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "probe/probe.h"
 #include "lib/sbuf.h"
+#include "lib/sysx.h"
 #include "media/verity.h"
 
 struct vdev {
@@ -26,16 +27,16 @@ struct vdev {
 static int read_at(const char *dev, uint64_t off, void *buf, size_t len, uint64_t *size)
 {
 	struct probe_src src;
-	int fd = open(dev, O_RDONLY | O_CLOEXEC), rc;
+	int fd = sys_open(dev, O_RDONLY | O_CLOEXEC), rc;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	rc = probe_src_fd(&src, fd);
 	if (rc == 0 && size)
 		*size = src.size;
 	if (rc == 0)
 		rc = probe_read(&src, off, buf, len);
-	close(fd);
+	sys_close(fd);
 	return rc;
 }
 

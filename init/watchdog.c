@@ -18,6 +18,7 @@
 #include "lib/sbuf.h"
 #include "lib/strnum.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 #define POLL_MS 1000
 #define STACK_FRAMES 4
@@ -144,10 +145,10 @@ static void speak(const struct wd_slot *s, uint64_t now, int *dumped)
 		return;
 	*dumped = 1;
 	/* 'w': the kernel logs every blocked task's stack, ours and its own */
-	fd = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
+	fd = sys_open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		IGNORE(write(fd, "w", 1)); /* best effort: the line above is said */
-		close(fd);
+		IGNORE(sys_write(fd, "w", 1)); /* best effort: the line above is said */
+		sys_close(fd);
 	}
 }
 
@@ -156,13 +157,13 @@ static NORETURN void watch(void)
 	unsigned said[2] = { 0, 0 };
 	int dumped = 0;
 
-	IGNORE(prctl(PR_SET_NAME, "unionroot-wd")); /* for ps and the tests */
+	IGNORE(sys_prctl(PR_SET_NAME, (unsigned long)"unionroot-wd")); /* for ps and the tests */
 	for (;;) {
 		struct wd_slot s;
 		uint64_t now;
 		int step;
 
-		usleep(POLL_MS * 1000);
+		sys_sleep_ms(POLL_MS);
 		if (!snapshot(&s, &step) || !s.budget_s || said[step] == s.gen)
 			continue;
 		now = sys_now_ms();
@@ -175,12 +176,12 @@ static NORETURN void watch(void)
 
 void watchdog_start(void)
 {
-	void *page = mmap(NULL, sizeof(*wd), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			  -1, 0);
+	void *page = NULL;
+	int rc = sys_map_shared(sizeof(*wd), &page);
 
-	if (page == MAP_FAILED) {
+	if (rc < 0) {
 		log_warn("starting the watchdog failed: %s; a hung step will not be named",
-			 strerror(errno));
+			 strerror(-rc));
 		return;
 	}
 	wd = page;
@@ -197,12 +198,12 @@ void watchdog_start(void)
 void watchdog_stop(void)
 {
 	if (wd_pid > 0) {
-		IGNORE(kill(wd_pid, SIGKILL)); /* it holds nothing: no need to ask */
-		while (waitpid(wd_pid, NULL, 0) < 0 && errno == EINTR)
+		IGNORE(sys_kill(wd_pid, SIGKILL)); /* it holds nothing: no need to ask */
+		while (sys_waitpid(wd_pid, NULL, 0) == -EINTR)
 			;
 	}
 	wd_pid = -1;
 	if (wd)
-		munmap(wd, sizeof(*wd));
+		sys_unmap(wd, sizeof(*wd));
 	wd = NULL;
 }

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* A fake of the syscall edge (lib/sys.h, lib/sysx.h) for unit tests of
+ * init/: build/host/unit-init links init/ files against it, not lib/sys.c.
+ *  - Every call is logged as one line "name arg" (arg: the path, the mount
+ *    target, or the path an fd was opened with); fake_sys_log() reads it.
+ *  - A table of faults: fake_sys_fail("mount", "/newroot", 0, -ENODEV) fails
+ *    every sys_mount onto /newroot; nth 3 fails only the third match; arg
+ *    NULL matches any argument.
+ *  - Files, directories and descriptors are real, under the root given to
+ *    fake_sys_reset() (an absolute path "/x" is root/x); mount, umount2,
+ *    execve, kill, finit_module, ioctl, the sockets and fork are not: mount
+ *    records the target (fake_sys_mounted) and makes its directory, the
+ *    others answer 0 (fork, socket, execve: -ENOSYS).
+ *  - fake_sys_statfs() sets what statfs/fstatfs answer (a full branch);
+ *    sys_now_ms() reads fake_now_ms and adds fake_tick_ms each call. */
+#ifndef FAKE_SYS_H
+#define FAKE_SYS_H
+
+#include <stdint.h>
+#include <sys/statfs.h>
+
+/* Forgets the log, the faults, the mounts and the statfs answer; root is
+ * where absolute paths go (a test's unit_tmpdir()). */
+void fake_sys_reset(const char *root);
+void fake_sys_fail(const char *call, const char *arg, unsigned nth, int err);
+/* The log, one "name arg\n" a call. */
+const char *fake_sys_log(void);
+/* How many logged lines are exactly line ("mount /newroot"). */
+unsigned fake_sys_count(const char *line);
+/* NULL: the real file system's answer. */
+void fake_sys_statfs(const struct statfs *sfs);
+int fake_sys_mounted(const char *target);
+
+extern uint64_t fake_now_ms, fake_tick_ms;
+#endif

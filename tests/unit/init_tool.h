@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* unit-init's stand-in for init/tool.c's tool_run (no process is started):
+ * it records what was asked, takes tool_took_ms of the fake clock and
+ * answers tool_answer. */
+#ifndef INIT_TOOL_H
+#define INIT_TOOL_H
+
+extern int tool_answer, tool_runs;
+extern unsigned tool_took_ms;
+extern char tool_argv[4][64]; /* the last run's first four arguments */
+void tool_forget(int answer);
+#endif
