@@ -13,8 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sys.h"
-#include "sysx.h"
+#include "lib/sys.h"
+#include "lib/sysx.h"
 
 #define FAULTS_MAX 16
 #define MOUNTS_MAX 16

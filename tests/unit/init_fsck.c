@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "boot.h"
+#include "../../init/boot.h"
 #include "fake_sys.h"
 #include "init_log.h"
 #include "init_tool.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "lib/log.h"
 
 static int console_pipe[2] = { -1, -1 };
 static char console_text[8192];

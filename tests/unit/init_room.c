@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "boot.h"
+#include "../../init/boot.h"
 #include "fake_sys.h"
 #include "init_log.h"
 #include "unit.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "boot.h"
+#include "../../init/boot.h"
 #include "fake_sys.h"
 
 int tool_answer, tool_runs;
