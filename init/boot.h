@@ -11,15 +11,14 @@
 #include "defs.h"
 #include "moddep.h"
 #include "plan.h"
+#include "runstate.h"
 #include "spec.h"
 #include "state.h"
 
 #define CMDLINE_MAX 4096
 #define CONF_MAX 4096
 #define NEWROOT "/newroot"
-#define RUNDIR "/run/unionroot"
-#define RWDIR RUNDIR "/rw"
-#define SAVEDIR RUNDIR "/saved"   /* the persistent branch, read-only, in failsafe */
+/* RUNDIR, RWDIR, SAVEDIR and the rest of /run/unionroot: runstate.h */
 
 /* Facts, then the plan decided from them, then what was carried out. A
  * fact is written by the step that learns it; the plan only by plan_build,

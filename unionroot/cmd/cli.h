@@ -6,8 +6,6 @@
 #include "defs.h"
 
 #define UNIONROOT_VERSION "0.1"
-#define RUNTIME_DIR "/run/unionroot"
-#define RUNTIME_RW RUNTIME_DIR "/rw"
 
 int cli_main(int argc, char **argv);
 /* A command's usage error: its usage line from the table on stderr, after

@@ -20,6 +20,7 @@
 #include "overlay.h"
 #include "plan.h"
 #include "record.h"
+#include "runstate.h"
 #include "sbuf.h"
 #include "spec.h"
 #include "state.h"
@@ -89,7 +90,7 @@ static void print_left(void)
 	const char *p = text;
 	struct record_line l;
 
-	if (sys_read_file(RUNTIME_DIR "/status", text, sizeof(text)) < 0)
+	if (sys_read_file(RUN_STATUS, text, sizeof(text)) < 0)
 		return; /* not booted by unionroot */
 	while (record_next(&p, &l))
 		if (l.key_len == 12 && memcmp(l.key, "drivers_left", 12) == 0 && l.val_len)
@@ -279,7 +280,7 @@ static void kernel_facts(struct plan_facts *f)
  * pending request. A UBI volume is not matched: its state stays unknown. */
 static void branch_facts(struct plan_facts *f, const char *dev)
 {
-	static const char *const dirs[] = { RUNTIME_DIR "/saved", RUNTIME_RW };
+	static const char *const dirs[] = { SAVEDIR, RWDIR };
 	struct stat d, m;
 
 	if (stat(dev, &d) < 0 || !S_ISBLK(d.st_mode))
@@ -353,14 +354,14 @@ static int print_plan(const struct config *c)
 		out_err("unionroot plan: the plan is longer than %zu bytes\n", sizeof(text));
 		return 1;
 	}
-	out("--- plan (the boot writes the same to %s/plan)\n%s", RUNTIME_DIR, text);
+	out("--- plan (the boot writes the same to %s)\n%s", RUN_PLAN, text);
 	return 0;
 }
 
 int cmd_plan(int argc, char **argv)
 {
 	static char conf[4097], cmdline[4097], list[1024];
-	static const char *const conf_paths[] = { RUNTIME_DIR "/unionroot.conf", "/etc/unionroot.conf" };
+	static const char *const conf_paths[] = { RUN_CONF, "/etc/unionroot.conf" };
 	struct config c;
 	struct sbuf sb;
 
@@ -410,10 +411,10 @@ int cmd_plan(int argc, char **argv)
 		print_spec("writable", c.upper, &c, 1);
 	{
 		char opts[512];
-		const char *lowers[] = { "/run/unionroot/lower/0" };
+		const char *lowers[] = { RUN_LOWER0 };
 
-		if (overlay_options(opts, sizeof(opts), lowers, 1, "/run/unionroot/rw/upper",
-				    "/run/unionroot/rw/work") == 0)
+		if (overlay_options(opts, sizeof(opts), lowers, 1, RW_UPPER,
+				    RW_WORK) == 0)
 			out("%-16s %s\n", "overlay options", opts);
 	}
 	if (config_wait(&c) == CFG_WAIT_FOREVER)
