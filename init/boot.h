@@ -6,20 +6,19 @@
 
 #include <stdint.h>
 
-#include "media/blkdev.h"
-#include "conf/config.h"
-#include "lib/defs.h"
-#include "kmod/moddep.h"
-#include "plan/plan.h"
-#include "conf/spec.h"
 #include "branch/state.h"
+#include "conf/config.h"
+#include "conf/spec.h"
+#include "kmod/moddep.h"
+#include "lib/defs.h"
+#include "lib/runstate.h"
+#include "media/blkdev.h"
+#include "plan/plan.h"
 
 #define CMDLINE_MAX 4096
 #define CONF_MAX 4096
 #define NEWROOT "/newroot"
-#define RUNDIR "/run/unionroot"
-#define RWDIR RUNDIR "/rw"
-#define SAVEDIR RUNDIR "/saved"   /* the persistent branch, read-only, in failsafe */
+/* RUNDIR, RWDIR, SAVEDIR and the rest of /run/unionroot: runstate.h */
 
 /* Facts, then the plan decided from them, then what was carried out. A
  * fact is written by the step that learns it; the plan only by plan_build,

@@ -8,12 +8,13 @@
 
 #include "media/blkdev.h"
 #include "boot.h"
+#include "conf/spec.h"
 #include "lib/filesave.h"
 #include "lib/lines.h"
 #include "lib/log.h"
 #include "lib/record.h"
+#include "lib/runstate.h"
 #include "lib/sbuf.h"
-#include "conf/spec.h"
 #include "lib/sys.h"
 
 /* The "KEY: N kB" field of a /proc file, in KiB; 0 when unknown. */
@@ -27,102 +28,107 @@ static unsigned long long proc_kib(const char *path, const char *key)
 	return (unsigned long long)(bytes / 1024);
 }
 
-/* "KEY=MODULE" for the driver the medium dev ("/dev/sr0", or an image
- * chain's "/dev/sr0:/live/x.squashfs") needed, when one is known. */
-static void add_driver(struct sbuf *sb, const char *key, const char *dev)
+/* The driver the medium dev ("/dev/sr0", or an image chain's
+ * "/dev/sr0:/live/x.squashfs") needed, into module; "" when unknown. */
+static const char *driver_of(const char *dev, char *module, size_t cap)
 {
-	char name[32], module[64];
+	char name[32];
 	size_t n;
 
+	module[0] = '\0';
 	if (strncmp(dev, "/dev/", 5) != 0)
-		return;
+		return module;
 	dev += 5;
 	n = strcspn(dev, ": ");
 	if (n >= sizeof(name))
-		return;
+		return module;
 	memcpy(name, dev, n);
 	name[n] = '\0';
-	if (blkdev_driver(name, module, sizeof(module)) == 0)
-		record_addf(sb, "%s=%s", key, module);
+	if (blkdev_driver(name, module, cap) != 0)
+		module[0] = '\0';
+	return module;
 }
+
+/* the record's values: what the boot learnt, as runstate.h spells it */
+static struct runstate rs;
 
 void status_write(struct boot *b)
 {
 	static char text[RECORD_MAX];
+	static char spec[SPEC_LIST_MAX + 1][SPEC_VALUE_MAX + 16], driver[SPEC_LIST_MAX + 1][64];
 	struct sbuf sb;
-	char spec[SPEC_VALUE_MAX + 16];
 	int dir;
 
-	sbuf_init(&sb, text, sizeof(text));
-	record_addf(&sb, "backend=%s", b->backend ? b->backend : "none");
+	_Static_assert(SPEC_LIST_MAX <= RUNSTATE_LOWER_MAX, "the record holds every layer");
+	_Static_assert(LOG_KEEP <= RUNSTATE_MESSAGES_MAX, "the record holds every kept message");
+	memset(&rs, 0, sizeof(rs));
+	rs.backend = b->backend ? b->backend : "none";
+	rs.nlower = b->nlower;
 	for (unsigned i = 0; i < b->nlower; i++) {
-		IGNORE(spec_format(&b->lower[i], spec, sizeof(spec))); /* cut is fine here */
-		record_addf(&sb, "lower%u=%s %s %s " RUNDIR "/lower/%u", i + 1, spec,
-			    b->lower_dev[i], b->lower_type[i], i);
-		if (b->lower_via[i][0])
-			record_addf(&sb, "lower%u_image=%s", i + 1, b->lower_via[i]);
-		record_addf(&sb, "lower%u_verity=%s", i + 1,
-			    b->lower_verity[i][0] ? b->lower_verity[i] : "off (union.verity not set)");
-		IGNORE(strfmt(spec, sizeof(spec), "lower%u_driver", i + 1)); /* fits */
-		add_driver(&sb, spec, b->lower_via[i][0] ? b->lower_via[i] : b->lower_dev[i]);
+		struct runstate_lower *l = &rs.lower[i];
+
+		IGNORE(spec_format(&b->lower[i], spec[i], sizeof(spec[i]))); /* cut is fine here */
+		l->spec = spec[i];
+		l->dev = b->lower_dev[i];
+		l->type = b->lower_type[i];
+		l->image = b->lower_via[i];
+		l->verity = b->lower_verity[i][0] ? b->lower_verity[i] : "off (union.verity not set)";
+		l->driver = driver_of(b->lower_via[i][0] ? b->lower_via[i] : b->lower_dev[i], driver[i],
+				      sizeof(driver[i]));
 	}
 	if (b->upper_kind == UPPER_DEVICE) {
-		IGNORE(spec_format(&b->upper, spec, sizeof(spec))); /* cut is fine here */
-		record_addf(&sb, "upper=%s %s %s " RWDIR, spec, b->upper_dev, b->upper_type);
-		if (b->upper_via[0])
-			record_addf(&sb, "upper_image=%s", b->upper_via);
-		add_driver(&sb, "upper_driver", b->upper_dev);
-	} else if (b->upper_kind == UPPER_TMPFS) {
-		record_addf(&sb, "upper=tmpfs - tmpfs " RWDIR);
+		IGNORE(spec_format(&b->upper, spec[SPEC_LIST_MAX], sizeof(spec[SPEC_LIST_MAX]))); /* cut is fine here */
+		rs.upper_kind = RUNSTATE_UPPER_DEVICE;
+		rs.upper_spec = spec[SPEC_LIST_MAX];
+		rs.upper_dev = b->upper_dev;
+		rs.upper_type = b->upper_type;
+		rs.upper_image = b->upper_via;
+		rs.upper_driver = driver_of(b->upper_dev, driver[SPEC_LIST_MAX], sizeof(driver[SPEC_LIST_MAX]));
 	} else {
-		record_addf(&sb, "upper=none");
+		rs.upper_kind = b->upper_kind == UPPER_TMPFS ? RUNSTATE_UPPER_TMPFS : RUNSTATE_UPPER_NONE;
 	}
-	record_addf(&sb, "upper_state=%s", b->upper_state);
-	record_addf(&sb, "drivers_left=%s", modules_left()[0] ? modules_left() : "none");
+	rs.upper_state = b->upper_state;
+	rs.drivers_left = modules_left()[0] ? modules_left() : "none";
 	if (b->root_flags)
-		record_addf(&sb, "root_flags=%s",
-			    b->root_flags & MS_NOSUID ? "nodev,nosuid" : "nodev");
-	record_addf(&sb, "warnfull=%d", b->cfg.warnfull);
-	record_addf(&sb, "overlay_options=%s", b->overlay_opts);
-	record_addf(&sb, "reset=%s", b->reset_applied ? "applied" : "none");
-	if (b->reset_applied) {
-		record_addf(&sb, "reset_why=%s", b->reset_why);
-		record_addf(&sb, "reset_kept=%u", b->reset_kept);
-		record_addf(&sb, "reset_refused=%u", b->reset_refused);
-	}
-	record_addf(&sb, "failsafe=%s", b->failsafe[0] ? b->failsafe : "no");
-	if (b->failsafe[0] || b->session_layer)
-		record_addf(&sb, "saved=" SAVEDIR);
-	record_addf(&sb, "maxfails=%d", b->cfg.maxfails);
-	record_addf(&sb, "boots_at_boot=%u", b->boots);
+		rs.root_flags = b->root_flags & MS_NOSUID ? "nodev,nosuid" : "nodev";
+	rs.warnfull = b->cfg.warnfull;
+	rs.overlay_options = b->overlay_opts;
+	rs.reset_applied = b->reset_applied;
+	rs.reset_why = b->reset_why;
+	rs.reset_kept = b->reset_kept;
+	rs.reset_refused = b->reset_refused;
+	rs.failsafe = b->failsafe[0] ? b->failsafe : "no";
+	rs.saved = b->failsafe[0] || b->session_layer;
+	rs.maxfails = b->cfg.maxfails;
+	rs.boots_at_boot = b->boots;
+	rs.nlower_id = b->nlower_id;
 	for (unsigned i = 0; i < b->nlower_id; i++)
-		record_addf(&sb, "lower%u_id=%s", i + 1, b->lower_id[i]);
-	record_addf(&sb, "lower_changed=%s", b->lower_changed ? "yes" : "no");
-	if (b->upgrade[0])
-		record_addf(&sb, "upgrade=%s", b->upgrade);
-	record_addf(&sb, "pid1_ms=%llu modules=%llu devices=%llu mounts=%llu",
-		    (unsigned long long)(sys_now_ms() - b->t_start),
-		    (unsigned long long)(b->t_modules - b->t_start),
-		    (unsigned long long)(b->t_devices - b->t_modules),
-		    (unsigned long long)(b->t_mounts - b->t_devices));
-	if (b->fsck_ms)
-		record_addf(&sb, "fsck_ms=%llu", (unsigned long long)b->fsck_ms);
-	for (unsigned i = 0; i < log_kept_count(); i++)
-		record_addf(&sb, "message=%s", log_kept(i));
+		rs.lower_id[i] = b->lower_id[i];
+	rs.lower_changed = b->lower_changed;
+	rs.upgrade = b->upgrade;
+	rs.pid1_ms = sys_now_ms() - b->t_start;
+	rs.modules_ms = b->t_modules - b->t_start;
+	rs.devices_ms = b->t_devices - b->t_modules;
+	rs.mounts_ms = b->t_mounts - b->t_devices;
+	rs.fsck_ms = b->fsck_ms;
+	rs.nmessage = log_kept_count();
+	for (unsigned i = 0; i < rs.nmessage; i++)
+		rs.message[i] = log_kept(i);
 	b->memfree_before = proc_kib("/proc/meminfo", "MemFree");
-	if (sbuf_done(&sb) < 0)
-		log_warn("the status is longer than %zu bytes; %s/status is cut", sizeof(text), RUNDIR);
+	sbuf_init(&sb, text, sizeof(text));
+	if (runstate_write(&rs, &sb) < 0 || sbuf_done(&sb) < 0)
+		log_warn("the status is longer than %zu bytes; %s is cut", sizeof(text), RUN_STATUS);
 
 	dir = open(RUNDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0 || sys_write_file_atomic(dir, "status", text, sb.len, 0644) < 0)
-		log_err("writing %s/status failed; 'unionroot status' will know less", RUNDIR);
+	if (dir < 0 || sys_write_file_atomic(dir, RUN_STATUS_NAME, text, sb.len, 0644) < 0)
+		log_err("writing %s failed; 'unionroot status' will know less", RUN_STATUS);
 	/* the plan from every fact the boot learnt: what `unionroot plan` with
 	 * this command line would have printed */
 	plan_build(&b->facts, &b->plan);
 	if (plan_format(&b->plan, text, sizeof(text)) < 0)
-		log_warn("the plan is longer than %zu bytes; %s/plan is cut", sizeof(text), RUNDIR);
-	if (dir < 0 || sys_write_file_atomic(dir, "plan", text, strlen(text), 0644) < 0)
-		log_err("writing %s/plan failed", RUNDIR);
+		log_warn("the plan is longer than %zu bytes; %s is cut", sizeof(text), RUN_PLAN);
+	if (dir < 0 || sys_write_file_atomic(dir, RUN_PLAN_NAME, text, strlen(text), 0644) < 0)
+		log_err("writing %s failed", RUN_PLAN);
 	if (dir >= 0)
 		close(dir);
 }
@@ -130,16 +136,19 @@ void status_write(struct boot *b)
 void status_handoff(struct boot *b)
 {
 	char line[RECORD_TAIL_MAX];
+	struct sbuf sb;
 	int fd, rc;
 
 	/* Rss from smaps_rollup walks the page tables; VmHWM in /proc/self/status
 	 * lags far behind on 6.1 (per-task cached RSS counters). */
-	rc = strfmt(line, sizeof(line), "handoff_ms=%llu rss_kib=%llu memfree_before_kib=%llu\n",
-		   (unsigned long long)(sys_now_ms() - b->t_mounts),
-		   proc_kib("/proc/self/smaps_rollup", "Rss"), (unsigned long long)b->memfree_before);
-	fd = open(RUNDIR "/status", O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	rs.handoff_ms = sys_now_ms() - b->t_mounts;
+	rs.rss_kib = proc_kib("/proc/self/smaps_rollup", "Rss");
+	rs.memfree_before_kib = b->memfree_before;
+	sbuf_init(&sb, line, sizeof(line));
+	rc = runstate_write_handoff(&rs, &sb);
+	fd = open(RUN_STATUS, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
 	if (rc == 0 && fd >= 0)
-		IGNORE(write(fd, line, strlen(line))); /* a figure for the bench, nothing more */
+		IGNORE(write(fd, line, sb.len)); /* a figure for the bench, nothing more */
 	if (fd >= 0)
 		close(fd);
 }

@@ -216,3 +216,125 @@ cut_at() {
 }
 # span LOG FROM TO: seconds of guest uptime between two console lines, plus a tenth
 span() { awk -v a="$(uptime_at "$1" "$2")" -v b="$(uptime_at "$1" "$3")" 'BEGIN { printf "%.2f", (b - a) * 1.1 + 0.05 }'; }
+
+# ---- the power-cut story of a reset -------------------------------------------
+# reset_cut_story NAME FILES CUTS HOW CHECK DATA [run options...]: CUTS times,
+# a boot writes the user's tree of FILES files and asks for a reset
+# (reset_setup), the boot that applies it loses its power, and the next boot
+# tells what it found (reset_probe). HOW says when the power goes:
+#   window         at a random moment from the kernel's start to well after
+#                  the switch, measured on the boot before (a busy host
+#                  stretches a boot, so a fixed window would miss)
+#   after:PATTERN  a random 0 to (PATTERN to the switch, on the boot before;
+#                  RESET_CUT_WINDOW when set) seconds after the console
+#                  shows PATTERN (cut_at)
+#   sysrq          at once, in the boot that asked, after the request
+#                  returned: sysrq b, nothing synced or unmounted
+# CHECK CUT LOG DELAY judges the boot after a cut by its PASS/FAIL lines and
+# returns 1 on a failure (reset_cut_factory, or a script's own). The boot
+# after a cut sets up the next cut's tree and request, unless HOW is sysrq;
+# RESET_CUT_FROM names a log whose boot already did for the first. Logs are
+# $T/TAG-setupN.log, -cutN.log, -afterN.log (TAG is NAME in letters and
+# digits). FAIL lines start "NAME: " when NAME is not empty. Returns 0 when
+# every cut passed CHECK.
+reset_cut_story() {
+	local name=$1 files=$2 cuts=$3 how=$4 check=$5 data=$6 tag pre prev i delay t0 setup probe state bad=0
+	shift 6
+	tag=${name//[^a-zA-Z0-9]/-}
+	tag=${tag:-reset}
+	pre=${name:+$name: }
+	setup=$(reset_setup "$files")
+	probe=$(reset_probe "$files")
+	prev=${RESET_CUT_FROM:-}
+	for i in $(seq "$cuts"); do
+		if [ "$how" = sysrq ] || [ -z "$prev" ] || ! grep -q '^MARK-requested' "$prev"; then
+			prev=$T/$tag-setup$i.log
+			t0=$(date +%s.%N)
+			if [ "$how" = sysrq ]; then
+				"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$data" --timeout "${BOOT_TIMEOUT:-120}" \
+					--log "$prev" --cmd "$setup"'
+						echo b >/proc/sysrq-trigger' "$@" >/dev/null 2>&1
+				sed -i 's/\r$//' "$prev"
+				# the request was made and the boot never got to finish
+				grep -q '^MARK-requested' "$prev" && ! grep -q '^real-init: cmd exit=' "$prev"
+			else
+				boot "$prev" "$data" "$setup" "$@" && grep -q '^MARK-requested' "$prev"
+			fi || {
+				fail "${pre}power cut $i: the user's tree and a reset request are set up" "see $BUILD/tests/"
+				keep_log "$prev"
+				bad=1
+				break
+			}
+		fi
+		delay=0
+		case $how in
+		sysrq) ;;
+		window)
+			# QEMU's own start (firmware, loading the kernel: the boot's
+			# wall time less the guest's last uptime) comes first, then the
+			# guest's time to the switch
+			delay=$(awk -v s="$RANDOM" -v t0="${t0:-0}" -v t1="$(date +%s.%N)" \
+				-v up="$(sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p' "$prev" | tail -1)" \
+				-v sw="$(uptime_at "$prev" 'unionroot: switching to ')" \
+				'BEGIN { srand(s); fw = t0 ? t1 - t0 - up : 1; if (fw < 0) fw = 0
+					printf "%.1f", fw + (sw ? sw : 4) * (0.3 + rand() * 1.3) }')
+			"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$data" --cmd 'sleep 30' \
+				--timeout "$delay" --log "$T/$tag-cut$i.log" "$@" >/dev/null 2>&1
+			;;
+		after:*)
+			cut_at "$T/$tag-cut$i.log" "${how#after:}" \
+				"${RESET_CUT_WINDOW:-$(span "$prev" "${how#after:}" 'switching to')}" \
+				--data "$data" "$@"
+			if ! grep -aq -- "${how#after:}" "$T/$tag-cut$i.log"; then
+				fail "${pre}power cut $i during a reset" "the boot never got to '${how#after:}' (see $BUILD/tests/)"
+				keep_log "$T/$tag-cut$i.log"
+				bad=1
+				continue
+			fi
+			;;
+		*)
+			fail "${pre}power cut $i" "no such moment '$how'"
+			return 1
+			;;
+		esac
+		t0=$(date +%s.%N)
+		prev=$T/$tag-after$i.log
+		# a boot that stalls fails like any other: PID 1's watchdog line in
+		# its log says where it hung
+		if ! boot "$prev" "$data" "$probe
+			$([ "$how" != sysrq ] && [ "$i" -lt "$cuts" ] && printf '%s' "$setup")" "$@"; then
+			fail "${pre}power cut $i at $delay s: the next boot is clean" "see $BUILD/tests/"
+			keep_log "$T/$tag-cut$i.log" "$prev"
+			bad=1
+			continue
+		fi
+		state=$(sed -n 's/^MARK-state=//p' "$prev")
+		echo "${pre}power cut $i at $delay s ($how, $(grep -ac 'factory reset (' "$T/$tag-cut$i.log" 2>/dev/null) reset line(s) before it): the next boot found $state" >&2
+		if ! "$check" "$i" "$prev" "$delay"; then
+			keep_log "$T/$tag-cut$i.log" "$prev"
+			bad=1
+		fi
+	done
+	return $bad
+}
+
+# reset_cut_factory CUT LOG DELAY: the default CHECK of reset_cut_story, in
+# its NAME (the caller's $name): the boot after the cut found the old or the
+# factory tree, never a mix, and finished the reset (the request outlives
+# any cut, so a clean boot always finishes it).
+reset_cut_factory() {
+	local state pre=${name:+$name: } rc=0
+	state=$(sed -n 's/^MARK-state=//p' "$2")
+	case $state in
+	old | factory) ;;
+	*)
+		fail "${pre}power cut $1 at $3 s: the next boot is old or factory" "$state"
+		rc=1
+		;;
+	esac
+	if [ "$state" != factory ] || ! grep -q '^MARK-pending=no' "$2"; then
+		fail "${pre}power cut $1 at $3 s: the following boot finishes the reset" "state $state"
+		rc=1
+	fi
+	return $rc
+}

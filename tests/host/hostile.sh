@@ -18,7 +18,7 @@ if [ -z "${UNIONROOT_IN_NS:-}" ]; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/unionroot-host-hostile.XXXXXX")
 M=$T/mnt
-RW=/run/unionroot/rw # RUNTIME_RW: where the admin commands find the branch
+RW=/run/unionroot/rw # RWDIR: where the admin commands find the branch
 cleanup() {
 	umount "$RW" 2>/dev/null
 	umount -R "$M" 2>/dev/null

@@ -289,7 +289,7 @@ fi
 # 'unionroot reset' without --yes asks on the terminal: anything but "yes"
 # changes nothing, "yes" records the request, and without a terminal it
 # refuses. This namespace's own /run holds the branch where the admin
-# commands look for it (RUNTIME_RW).
+# commands look for it (RWDIR).
 C=$M/confirm
 if make_branch "$C" && mount -t tmpfs -o mode=0755,size=1m unionroot-test /run &&
 	mkdir -p /run/unionroot/rw /run/unionroot/lower/0 && mount --bind "$C" /run/unionroot/rw; then

@@ -153,31 +153,16 @@ fi
 # 4. power cuts at a random moment between the check of rootfs_data and the
 # switch, as long as the clean reset boot took for it: the branch is
 # mounted and the old tree set aside in between
-max=$(span "$T/b3.log" '/sbin/fsck.f2fs: clean' 'switching to')
-prev=$T/b3.log
-for i in $(seq "$CUTS"); do
-	if ! grep -q '^MARK-requested' "$prev"; then
-		fail "power cut $i: the user's tree and a reset request are set up" "see $prev"
-		keep_log "$prev"
-		break
-	fi
-	cut_at "$T/cut$i.log" '/sbin/fsck.f2fs: clean' "$max" "${SD[@]}"
-	next=$([ "$i" -lt "$CUTS" ] && reset_setup "$FILES")
-	if ! boot "$T/after$i.log" none "$(reset_probe "$FILES")
-		$next" "${SD[@]}"; then
-		fail "power cut $i at $delay s into a reset: the next boot is clean" "see $BUILD/tests/"
-		keep_log "$T/cut$i.log" "$T/after$i.log"
-		break
-	fi
-	state=$(sed -n 's/^MARK-state=//p' "$T/after$i.log")
-	echo "emmc: power cut $i $delay s after rootfs_data was checked (window $max s, $(grep -ac 'factory reset (' "$T/cut$i.log") reset line(s) before it): the next boot found $state" >&2
-	expect "power cut $i during a reset: the next boot is old or factory, never mixed" "$T/after$i.log" \
+emmc_cut_check() { # CUT LOG DELAY
+	local state
+	state=$(sed -n 's/^MARK-state=//p' "$2")
+	expect "power cut $1 during a reset: the next boot is old or factory, never mixed" "$2" \
 		'^MARK-state=(old|factory)$' "state '$state'"
-	expect "power cut $i: the next boot finishes the reset" "$T/after$i.log" '^MARK-state=factory$'
-	expect "power cut $i: ... and nothing is left pending" "$T/after$i.log" '^MARK-pending=no$'
-	grep -q '^MARK-state=factory$' "$T/after$i.log" || keep_log "$T/cut$i.log" "$T/after$i.log"
-	prev=$T/after$i.log
-done
+	expect "power cut $1: the next boot finishes the reset" "$2" '^MARK-state=factory$'
+	expect "power cut $1: ... and nothing is left pending" "$2" '^MARK-pending=no$'
+	grep -q '^MARK-state=factory$' "$2" && grep -q '^MARK-pending=no$' "$2"
+}
+RESET_CUT_FROM=$T/b3.log reset_cut_story "" "$FILES" "$CUTS" 'after:/sbin/fsck.f2fs: clean' emmc_cut_check none "${SD[@]}"
 # 5. a phone's card: 17 partitions before rootfs (rootfs p18, rootfs_data
 # p19). A table past 16 entries kept every partition's PARTLABEL from the
 # boot once, and the card rebooted forever ("PARTLABEL=rootfs not found").

@@ -73,8 +73,6 @@ cut_boot() { # LOG MARKER SECONDS CMD: a boot killed 0.5 to 0.5+SECONDS s after 
 	grep -aq "$2" "$1"
 }
 stick "$T/stick.img" STICK 64 "$T/persistence.img:/persistence.img"
-PROBE=$(reset_probe "$FILES")
-SETUP=$(reset_setup "$FILES")
 WRITER='i=0; while :; do dd if=/dev/urandom of=/root/w$((i % 8)) bs=64k count=16 2>/dev/null; i=$((i + 1)); done'
 bad=0
 # a cut while the root writes: what was synced before stays
@@ -92,34 +90,9 @@ else
 	keep_log "$T/cutw.log" "$T/afterw.log"
 	bad=1
 fi
-for cut in $(seq "$CUTS"); do
-	if ! boot "$T/setup$cut.log" none "$SETUP" --cache none "${ON_STICK[@]}" ||
-		! grep -q '^MARK-requested' "$T/setup$cut.log"; then
-		fail "power cut $cut: the user's tree and a reset request are set up" "see $T/setup$cut.log"
-		keep_log "$T/setup$cut.log"
-		bad=1
-		break
-	fi
-	if ! cut_boot "$T/cut$cut.log" 'unionroot: writable branch: image /persistence.img' 3 'sleep 30'; then
-		fail "power cut $cut during a reset" "the boot never reached the file (see $T/cut$cut.log)"
-		keep_log "$T/cut$cut.log"
-		bad=1
-		continue
-	fi
-	if ! boot "$T/after$cut.log" none "$PROBE" --cache none "${ON_STICK[@]}"; then
-		fail "power cut $cut during a reset: the next boot is clean" "see $T/after$cut.log"
-		keep_log "$T/cut$cut.log" "$T/after$cut.log"
-		bad=1
-		continue
-	fi
-	state=$(sed -n 's/^MARK-state=//p' "$T/after$cut.log")
-	echo "persist-file: power cut $cut: the next boot found $state" >&2
-	if [ "$state" != factory ] || ! grep -q '^MARK-pending=no' "$T/after$cut.log"; then
-		fail "power cut $cut during a reset: the next boot is factory, the reset done" "state $state"
-		keep_log "$T/cut$cut.log" "$T/after$cut.log"
-		bad=1
-	fi
-done
+# the file is attached, then the reset set aside in it: 0 to 3.5 s
+RESET_CUT_WINDOW=3.5 reset_cut_story "" "$FILES" "$CUTS" 'after:unionroot: writable branch: image /persistence.img' reset_cut_factory \
+	none --cache none "${ON_STICK[@]}" || bad=1
 [ $bad = 0 ] && pass "$CUTS power cuts during a reset of $FILES files in the file on a vfat stick: each next boot is factory and clean"
 
 # ---- 3. one stick: the live image and the persistence file -----------------

@@ -25,20 +25,16 @@ POWERCUT_SERIES=${POWERCUT_SERIES:-f2fs ubifs} POWERCUT_CUTS=$CUTS \
 # sysrq b: the kernel stops the machine at once, nothing synced or unmounted
 BOARD=qemu-x86_64
 OUTDIR=$BUILD/$BOARD
+# after_reset_check CUT LOG DELAY: the next boot has reset, and nothing is pending
+after_reset_check() {
+	expect "a cut right after unionroot reset returned: the next boot resets" "$2" '^MARK-state=factory'
+	expect "and the reset is done, not pending" "$2" '^MARK-pending=no'
+	grep -q '^MARK-state=factory' "$2" && grep -q '^MARK-pending=no' "$2"
+}
 if story after-reset; then
 	D=$T/after.img
 	new_data "$D"
-	"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$D" --cache none --timeout "${BOOT_TIMEOUT:-120}" \
-		--log "$T/r1.log" --cmd "$(reset_setup 200)"'
-			echo b >/proc/sysrq-trigger' >/dev/null 2>&1
-	if grep -q '^MARK-requested' "$T/r1.log" && ! grep -q '^real-init: cmd exit=' "$T/r1.log" &&
-		boot "$T/r2.log" "$D" "$(reset_probe 200)" --cache none; then
-		expect "a cut right after unionroot reset returned: the next boot resets" "$T/r2.log" '^MARK-state=factory'
-		expect "and the reset is done, not pending" "$T/r2.log" '^MARK-pending=no'
-	else
-		fail "a cut right after unionroot reset returned" "no request made and cut, or no clean next boot (see $BUILD/tests/)"
-		keep_log "$T/r1.log" "$T/r2.log"
-	fi
+	reset_cut_story "a cut right after unionroot reset returned" 200 1 sysrq after_reset_check "$D" --cache none
 fi
 
 # --- cuts during the copy-up backend's first copy ------------------------------

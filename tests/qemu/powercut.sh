@@ -41,62 +41,11 @@ series() {
 		;;
 	*) new_data "$DATA" ;;
 	esac
-	# What the next boot must see: all of the user's tree, or none of it.
-	PROBE=$(reset_probe "$FILES")
-	SETUP=$(reset_setup "$FILES")
-
-	cut=0
-	bad=0
-	while [ $cut -lt "$CUTS" ]; do
-		cut=$((cut + 1))
-		t0=$(date +%s.%N)
-		if ! boot "$T/setup$cut.log" "$DATA" "$SETUP" --cache none --append "$APPEND" || ! grep -q '^MARK-requested' "$T/setup$cut.log"; then
-			fail "$name: power cut $cut: the user's tree and a reset request are set up" "see $T/setup$cut.log"
-			keep_log "$T/setup$cut.log"
-			bad=1
-			break
-		fi
-		# somewhere between the kernel's start and well after the switch,
-		# measured on the setup boot: QEMU's own start (firmware, loading
-		# the kernel: its wall time less the guest's last uptime) comes
-		# first, then the guest's time to the switch, which a busy host
-		# stretches; a fixed window from QEMU's start cut most boots before
-		# the kernel ran
-		delay=$(awk -v s="$RANDOM" -v t0="$t0" -v t1="$(date +%s.%N)" \
-			-v up="$(sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p' "$T/setup$cut.log" | tail -1)" \
-			-v sw="$(sed -n 's/^\[ *\([0-9.]*\)\] unionroot: switching to .*/\1/p' "$T/setup$cut.log")" \
-			'BEGIN { srand(s); fw = t1 - t0 - up; if (fw < 0) fw = 0
-				printf "%.1f", fw + (sw ? sw : 4) * (0.3 + rand() * 1.3) }')
-		"$ROOT_DIR/board/$BOARD/run" "$OUTDIR" --data "$DATA" --cache none --cmd 'sleep 30' \
-			--append "$APPEND" --timeout "$delay" --log "$T/cut$cut.log" >/dev/null 2>&1
-		# a boot that stalls (no power-off within BOOT_TIMEOUT) fails like
-		# any other: PID 1's watchdog line in its log says where it hung
-		if ! boot "$T/after$cut.log" "$DATA" "$PROBE" --cache none --append "$APPEND"; then
-			fail "$name: power cut $cut at ${delay} s: the next boot is clean" "see $BUILD/tests/"
-			keep_log "$T/cut$cut.log" "$T/after$cut.log"
-			bad=1
-			continue
-		fi
-		state=$(sed -n 's/^MARK-state=//p' "$T/after$cut.log")
-		echo "$name: power cut $cut at ${delay} s: the next boot found $state" >&2
-		case $state in
-		old | factory) ;;
-		*)
-			fail "$name: power cut $cut at ${delay} s: the next boot is old or factory" "$state"
-			keep_log "$T/cut$cut.log" "$T/after$cut.log"
-			bad=1
-			;;
-		esac
-		# the request outlives any cut, so a clean boot always finishes the reset
-		if [ "$state" = old ] || ! grep -q '^MARK-pending=no' "$T/after$cut.log"; then
-			fail "$name: power cut $cut at ${delay} s: the following boot finishes the reset" "state $state"
-			bad=1
-		fi
-	done
-	[ $bad = 0 ] && pass "$name: $CUTS random power cuts during a reset of $FILES files: each next boot is factory and clean"
+	reset_cut_story "$name" "$FILES" "$CUTS" window reset_cut_factory "$DATA" --cache none --append "$APPEND" &&
+		pass "$name: $CUTS random power cuts during a reset of $FILES files: each next boot is factory and clean"
 	# the eMMC board checks its f2fs branch before each mount
-	[ "$name" != f2fs ] || [ ! -f "$T/after1.log" ] ||
-		expect "f2fs: the boot after a cut checks the branch with the board's fsck.f2fs" "$T/after1.log" \
+	[ "$name" != f2fs ] || [ ! -f "$T/f2fs-after1.log" ] ||
+		expect "f2fs: the boot after a cut checks the branch with the board's fsck.f2fs" "$T/f2fs-after1.log" \
 			'writable branch /dev/vdb: /sbin/fsck\.f2fs'
 }
 

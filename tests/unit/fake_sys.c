@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/filesave.h"
+#include "lib/resolve.h"
 #include "lib/sys.h"
 #include "lib/sysx.h"
 

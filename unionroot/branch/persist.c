@@ -10,6 +10,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "lib/runstate.h"
 #include "lib/sys.h"
 
 static int on_tmpfs(int fd)
@@ -24,7 +25,7 @@ int persist_open(struct persist *p)
 	p->remounted = 0;
 	/* saved/ is a directory of /run itself when keeping the branch there
 	 * failed: a tmpfs, like rw/ in a volatile boot */
-	p->dir = RUNTIME_DIR "/saved";
+	p->dir = SAVEDIR;
 	p->fd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p->fd >= 0 && !on_tmpfs(p->fd)) {
 		p->volatile_only = 0;
@@ -32,7 +33,7 @@ int persist_open(struct persist *p)
 	}
 	if (p->fd >= 0)
 		close(p->fd);
-	p->dir = RUNTIME_RW;
+	p->dir = RWDIR;
 	p->fd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p->fd < 0)
 		return -errno;

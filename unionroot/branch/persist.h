@@ -7,11 +7,6 @@
 
 #include "lib/defs.h"
 
-/* What the boot leaves for the admin commands (the status, the plan, the
- * layers and the branches mounted) */
-#define RUNTIME_DIR "/run/unionroot"
-#define RUNTIME_RW RUNTIME_DIR "/rw"
-
 struct persist {
 	int fd;             /* the branch's top */
 	const char *dir;    /* where it is mounted */

@@ -10,6 +10,7 @@
 #include "branch/state.h"
 #include "cmd/cli.h"
 #include "cmd/out.h"
+#include "lib/runstate.h"
 
 int cmd_boot_ok(int argc, char **argv)
 {
@@ -21,7 +22,7 @@ int cmd_boot_ok(int argc, char **argv)
 		return cli_usage("boot-ok", argv[1]);
 	rc = persist_open(&p);
 	if (rc < 0) {
-		out_err("unionroot boot-ok: %s: %s; is there a writable branch?\n", RUNTIME_RW,
+		out_err("unionroot boot-ok: %s: %s; is there a writable branch?\n", RWDIR,
 			strerror(-rc));
 		return 1;
 	}

@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "branch/branch.h"
-#include "branch/persist.h"
 #include "cmd/cli.h"
 #include "cmd/out.h"
 #include "copyup/manifest.h"
 #include "diff/diff.h"
+#include "lib/runstate.h"
 #include "lib/sbuf.h"
 
 struct counts {
@@ -96,7 +96,7 @@ static void boot_lowers(struct args *a)
 		char path[64];
 		int fd;
 
-		if (strfmt(path, sizeof(path), RUNTIME_DIR "/lower/%u", i) < 0)
+		if (strfmt(path, sizeof(path), RUN_LOWER_FMT, i) < 0)
 			break;
 		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
@@ -107,7 +107,7 @@ static void boot_lowers(struct args *a)
 
 static int overlay_diff(struct args *a, struct counts *c)
 {
-	const char *upper = a->upper ? a->upper : RUNTIME_RW "/" BRANCH_UPPER;
+	const char *upper = a->upper ? a->upper : RW_UPPER;
 	int up, rc;
 
 	if (a->nl == 0)
@@ -146,8 +146,8 @@ int cmd_diff(int argc, char **argv)
 	 * against that. */
 	if (status == 0) {
 		if (a.branch || (!a.upper && !a.nl &&
-				 access(RUNTIME_RW "/" BRANCH_STATE "/" MF_NAME, F_OK) == 0))
-			status = copyup_diff(a.branch ? a.branch : RUNTIME_RW, &c);
+				 access(RWDIR "/" BRANCH_STATE "/" MF_NAME, F_OK) == 0))
+			status = copyup_diff(a.branch ? a.branch : RWDIR, &c);
 		else
 			status = overlay_diff(&a, &c);
 		if (c.stat && status == 0)

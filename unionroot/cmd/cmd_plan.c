@@ -11,13 +11,13 @@
 
 #include "branch/branch.h"
 #include "branch/identity.h"
-#include "branch/persist.h"
 #include "branch/state.h"
 #include "cmd/cli.h"
 #include "cmd/out.h"
 #include "conf/config.h"
 #include "conf/spec.h"
 #include "lib/record.h"
+#include "lib/runstate.h"
 #include "lib/sbuf.h"
 #include "lib/strnum.h"
 #include "lib/sys.h"
@@ -90,7 +90,7 @@ static void print_left(void)
 	const char *p = text;
 	struct record_line l;
 
-	if (sys_read_file(RUNTIME_DIR "/status", text, sizeof(text)) < 0)
+	if (sys_read_file(RUN_STATUS, text, sizeof(text)) < 0)
 		return; /* not booted by unionroot */
 	while (record_next(&p, &l))
 		if (l.key_len == 12 && memcmp(l.key, "drivers_left", 12) == 0 && l.val_len)
@@ -99,7 +99,7 @@ static void print_left(void)
 
 struct ubi_find {
 	const char *want;
-	char dev[48];
+	char dev[DEVNODE_MAX];
 };
 
 /* The lowest-numbered UBI volume of that name, as the boot picks it. */
@@ -122,7 +122,8 @@ static int ubi_one(const char *name, unsigned char type, void *arg)
 
 /* mtd:NAME is /dev/mtdblockN, ubi:VOLUME a UBI volume (its ubiblock device
  * when it holds a squashfs), found as the boot finds them; an mtdblock without a superblock is erased flash or jffs2,
- * which the boot mounts as jffs2. 1 found (dev 48, type 16 bytes), else 0. */
+ * which the boot mounts as jffs2. 1 found (dev DEVNODE_MAX, type FSTYPE_MAX
+ * bytes), else 0. */
 static int find_flash(const struct spec *s, char *dev, char *type)
 {
 	static char text[4096];
@@ -138,21 +139,21 @@ static int find_flash(const struct spec *s, char *dev, char *type)
 		close(dir);
 		if (rc < 0 || !u.dev[0])
 			return 0;
-		IGNORE(strcopy(dev, 48, u.dev));  /* same size */
-		IGNORE(strcopy(type, 16, "ubifs")); /* fits */
+		IGNORE(strcopy(dev, DEVNODE_MAX, u.dev));  /* same size */
+		IGNORE(strcopy(type, FSTYPE_MAX, "ubifs")); /* fits */
 		/* a squashfs in the volume is mounted through its ubiblock */
-		if (ubiblock_probe(u.dev, type, 16) != UBI_HOLDS_BLOCKFS ||
-		    ubiblock_path(u.dev, dev, 48) < 0)
-			IGNORE(strcopy(type, 16, "ubifs")); /* fits */
+		if (ubiblock_probe(u.dev, type, FSTYPE_MAX) != UBI_HOLDS_BLOCKFS ||
+		    ubiblock_path(u.dev, dev, DEVNODE_MAX) < 0)
+			IGNORE(strcopy(type, FSTYPE_MAX, "ubifs")); /* fits */
 		return 1;
 	}
 	if (sys_read_file("/proc/mtd", text, sizeof(text)) < 0 || mtd_find(text, s->value, &part) < 0 ||
-	    strfmt(dev, 48, "/dev/mtdblock%d", part.index) < 0)
+	    strfmt(dev, DEVNODE_MAX, "/dev/mtdblock%d", part.index) < 0)
 		return 0;
-	IGNORE(strcopy(type, 16, "jffs2")); /* fits */
+	IGNORE(strcopy(type, FSTYPE_MAX, "jffs2")); /* fits */
 	for (unsigned i = 0; i < devs.n; i++)
 		if (strcmp(devs.d[i].path, dev) == 0 && devs.d[i].probed == 1)
-			IGNORE(strcopy(type, 16, devs.d[i].info.type)); /* probe types are short */
+			IGNORE(strcopy(type, FSTYPE_MAX, devs.d[i].info.type)); /* probe types are short */
 	return 1;
 }
 
@@ -176,15 +177,15 @@ static int find_dev(const struct spec *s, const struct config *c, int upper, cha
 	d = ch.verdict == MEDIA_TAKE ? ch.d : NULL;
 	if (!d)
 		return 0;
-	IGNORE(strcopy(dev, 48, d->path)); /* same size */
-	IGNORE(strcopy(type, 16, d->probed == 1 ? d->info.type : "")); /* probe types are short */
+	IGNORE(strcopy(dev, DEVNODE_MAX, d->path)); /* same size */
+	IGNORE(strcopy(type, FSTYPE_MAX, d->probed == 1 ? d->info.type : "")); /* probe types are short */
 	return 1;
 }
 
 /* What the boot would do with s on the devices present now. */
 static void print_resolution(const struct spec *s, const struct config *c, int upper)
 {
-	char dev[48], type[16];
+	char dev[DEVNODE_MAX], type[FSTYPE_MAX];
 	unsigned count, idx[BLKDEV_MAX], n;
 	const struct blkdev *waiting;
 	int wait = s->deadline >= 0 ? s->deadline : config_wait(c);
@@ -280,7 +281,7 @@ static void kernel_facts(struct plan_facts *f)
  * pending request. A UBI volume is not matched: its state stays unknown. */
 static void branch_facts(struct plan_facts *f, const char *dev)
 {
-	static const char *const dirs[] = { RUNTIME_DIR "/saved", RUNTIME_RW };
+	static const char *const dirs[] = { SAVEDIR, RWDIR };
 	struct stat d, m;
 
 	if (stat(dev, &d) < 0 || !S_ISBLK(d.st_mode))
@@ -307,7 +308,7 @@ static void identity_facts(struct plan_facts *f, const struct config *c, const c
 {
 	const struct blkdev *waiting;
 	static struct spec s[SPEC_LIST_MAX];
-	char why[CFG_ERR_MAX], dev[48], type[16];
+	char why[CFG_ERR_MAX], dev[DEVNODE_MAX], type[FSTYPE_MAX];
 	unsigned count;
 	int n = spec_list_parse(lowers, s, SPEC_LIST_MAX, why, sizeof(why));
 
@@ -329,7 +330,7 @@ static int print_plan(const struct config *c)
 				.no_flash = PLAN_NO_FLASH };
 	struct plan p;
 	static char text[PLAN_TEXT_MAX];
-	static char dev[48], type[16];
+	static char dev[DEVNODE_MAX], type[FSTYPE_MAX];
 	char why[CFG_ERR_MAX];
 	const struct blkdev *waiting;
 	struct spec s;
@@ -354,14 +355,14 @@ static int print_plan(const struct config *c)
 		out_err("unionroot plan: the plan is longer than %zu bytes\n", sizeof(text));
 		return 1;
 	}
-	out("--- plan (the boot writes the same to %s/plan)\n%s", RUNTIME_DIR, text);
+	out("--- plan (the boot writes the same to %s)\n%s", RUN_PLAN, text);
 	return 0;
 }
 
 int cmd_plan(int argc, char **argv)
 {
 	static char conf[4097], cmdline[4097], list[1024];
-	static const char *const conf_paths[] = { RUNTIME_DIR "/unionroot.conf", "/etc/unionroot.conf" };
+	static const char *const conf_paths[] = { RUN_CONF, "/etc/unionroot.conf" };
 	struct config c;
 	struct sbuf sb;
 
@@ -411,10 +412,10 @@ int cmd_plan(int argc, char **argv)
 		print_spec("writable", c.upper, &c, 1);
 	{
 		char opts[512];
-		const char *lowers[] = { "/run/unionroot/lower/0" };
+		const char *lowers[] = { RUN_LOWER0 };
 
-		if (overlay_options(opts, sizeof(opts), lowers, 1, "/run/unionroot/rw/upper",
-				    "/run/unionroot/rw/work") == 0)
+		if (overlay_options(opts, sizeof(opts), lowers, 1, RW_UPPER,
+				    RW_WORK) == 0)
 			out("%-16s %s\n", "overlay options", opts);
 	}
 	if (config_wait(&c) == CFG_WAIT_FOREVER)

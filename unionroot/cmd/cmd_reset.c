@@ -14,6 +14,7 @@
 #include "branch/reset.h"
 #include "cmd/cli.h"
 #include "cmd/out.h"
+#include "lib/runstate.h"
 
 /* where a system keeps its reboot (merged /usr, BusyBox, OpenWrt), tried in
  * turn, not PATH: a root tool runs no program a PATH entry planted */
@@ -72,7 +73,7 @@ int cmd_reset(int argc, char **argv)
 	}
 	rc = persist_open(&p);
 	if (rc < 0) {
-		out_err("unionroot reset: %s: %s; is there a writable branch?\n", RUNTIME_RW,
+		out_err("unionroot reset: %s: %s; is there a writable branch?\n", RWDIR,
 			strerror(-rc));
 		return 1;
 	}

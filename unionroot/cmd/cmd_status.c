@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* unionroot status: this boot's record from /run/unionroot/status, plus what
- * is live: usage of the writable branch, a pending reset, the boot counter.
+ * is read now: usage of the writable branch, a pending reset, the boot counter.
  * Lines as the record stores them (values escaped, lib/record.h); --json
  * prints the same keys once each as one JSON object (values as strings,
  * message= lines as an array "messages", cmd/json.h). */
@@ -21,8 +21,8 @@
 #include "cmd/json.h"
 #include "cmd/out.h"
 #include "lib/record.h"
+#include "lib/runstate.h"
 #include "lib/sbuf.h"
-#include "lib/strnum.h"
 #include "lib/sys.h"
 
 /* the JSON object, or NULL for key=value lines */
@@ -75,7 +75,7 @@ static void boot_record(struct out *o, const char *text)
 static void write_probe(struct out *o)
 {
 	char val[240];
-	int fd = open(RUNTIME_RW, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	int fd = open(RWDIR, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 
 	if (fd >= 0) {
 		close(fd);
@@ -88,7 +88,9 @@ static void write_probe(struct out *o)
 		field(o, "upper_error", val);
 }
 
-static void live(struct out *o, unsigned warnfull, int persistent)
+/* What the record cannot hold, read now: the writable branch's usage and
+ * health, its boot counter, a pending reset and its keep paths. */
+static void print_branch_now(struct out *o, unsigned warnfull, int persistent)
 {
 	static char text[RESET_REQUEST_MAX];
 	char val[160];
@@ -99,7 +101,7 @@ static void live(struct out *o, unsigned warnfull, int persistent)
 	int rw, state, rc;
 	ssize_t n;
 
-	if (statfs(RUNTIME_RW, &vfs) == 0 && vfs.f_blocks) {
+	if (statfs(RWDIR, &vfs) == 0 && vfs.f_blocks) {
 		unsigned long long total = (unsigned long long)vfs.f_blocks * vfs.f_frsize;
 		unsigned long long avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
 		unsigned used_pct = (unsigned)fs_used_percent(&vfs); /* f_blocks > 0 */
@@ -161,10 +163,12 @@ static void live(struct out *o, unsigned warnfull, int persistent)
 int cmd_status(int argc, char **argv)
 {
 	static char text[RECORD_MAX + RECORD_TAIL_MAX];
+	static struct runstate rs;
 	static struct json_obj json;
 	struct out o = { NULL };
-	const char *w = record_val;
-	uint64_t warnfull = 0;
+	char why[160];
+	int persistent = 0;
+	unsigned warnfull = 90;
 	ssize_t n;
 
 	for (int i = 1; i < argc; i++) {
@@ -174,20 +178,25 @@ int cmd_status(int argc, char **argv)
 			return cli_usage("status", argv[i]);
 		}
 	}
-	n = sys_read_file(RUNTIME_DIR "/status", text, sizeof(text));
+	n = sys_read_file(RUN_STATUS, text, sizeof(text));
 	if (n < 0) {
-		out_err("unionroot status: %s/status: %s (was this system booted by unionroot?)\n",
-			RUNTIME_DIR, strerror((int)-n));
+		out_err("unionroot status: %s: %s (was this system booted by unionroot?)\n", RUN_STATUS,
+			strerror((int)-n));
 		return 1;
+	}
+	/* the record is shown as stored whatever the parser says: a line it
+	 * refuses is still the boot's word */
+	if (runstate_parse(text, &rs, why, sizeof(why)) < 0) {
+		out_err("unionroot status: %s: %s; the union.warnfull default applies\n", RUN_STATUS, why);
+	} else {
+		if (rs.warnfull > 0)
+			warnfull = (unsigned)rs.warnfull;
+		persistent = strncmp(rs.upper_state, "persistent", 10) == 0;
 	}
 	if (o.json)
 		json_open(o.json, put_out, NULL);
 	boot_record(&o, text);
-	if (record_get(text, "warnfull", record_val, sizeof(record_val)) == 0)
-		num_u64(&w, &warnfull);
-	live(&o, warnfull ? (unsigned)warnfull : 90,
-	     record_get(text, "upper_state", record_val, sizeof(record_val)) == 0 &&
-		     strncmp(record_val, "persistent", 10) == 0);
+	print_branch_now(&o, warnfull, persistent);
 	if (o.json)
 		json_close(o.json);
 	return 0;

@@ -11,5 +11,9 @@
  * gcc ignores a plain (void) cast for this attribute. */
 #define IGNORE(x) ((void)!(x))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* A device node's path ("/dev/mmcblk0p19", "/dev/ubiblock0_1") and a file
+ * system's type as blkid names it ("squashfs", "iso9660"), with their NUL. */
+#define DEVNODE_MAX 48
+#define FSTYPE_MAX 16
 
 #endif

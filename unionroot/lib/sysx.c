@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The plain system calls, -errno instead of errno (sysx.h). */
-#include "sysx.h"
+#include "lib/sysx.h"
 
 #include <errno.h>
 #include <sched.h>

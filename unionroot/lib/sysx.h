@@ -16,7 +16,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#include "defs.h"
+#include "lib/defs.h"
 
 /* files */
 int sys_openat(int dir, const char *path, int flags, mode_t mode) WUR;

@@ -159,7 +159,7 @@ static void probe_partition(struct blkdev *d)
 {
 	struct part_entry part;
 	struct probe_src src;
-	char parent[32], path[48];
+	char parent[32], path[DEVNODE_MAX];
 	long long ss;
 	int fd;
 

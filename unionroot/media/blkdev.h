@@ -15,7 +15,7 @@
 
 struct blkdev {
 	char name[32];          /* "vda1" */
-	char path[48];          /* "/dev/vda1" */
+	char path[DEVNODE_MAX];          /* "/dev/vda1" */
 	dev_t dev;
 	uint64_t size;          /* bytes */
 	int removable;

@@ -17,7 +17,7 @@
 
 static int open_volume(const char *volume)
 {
-	char path[48];
+	char path[DEVNODE_MAX];
 	int fd;
 
 	if (strfmt(path, sizeof(path), "/dev/%s", volume) < 0)

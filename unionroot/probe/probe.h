@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/defs.h"
+
 #define PROBE_WUR __attribute__((warn_unused_result))
 
 /* Where the bytes come from: a device fd, or a buffer in tests and fuzzing. */
@@ -19,7 +21,7 @@ struct probe_src {
 };
 
 struct probe_info {
-	char type[16];   /* blkid TYPE: "squashfs", "ext4", ...; "" unknown */
+	char type[FSTYPE_MAX];   /* blkid TYPE: "squashfs", "ext4", ...; "" unknown */
 	char uuid[64];   /* as blkid prints UUID, "" when none */
 	char label[256]; /* as blkid prints LABEL (UTF-8), "" when none */
 	int encrypted;   /* 1 for LUKS */
