@@ -70,7 +70,7 @@ NOCOPYUP_SRC := unionroot/copyup/copyup_none.c
 # VERITY=0 leaves dm-verity out (boards that boot unverified images): a
 # layer union.verity= names is refused as a failed verity setup is, and the
 # plan says so (UNIONROOT_NO_VERITY). union.verity='s parser stays, for the
-# plan names the layers. 4.3 KB of loaded bytes (README "Size").
+# plan names the layers. 4.3 KB of loaded bytes (doc/measurements.md, "Size").
 VERITY   ?= 1
 VERITY_SRC := init/verity.c unionroot/media/dm.c unionroot/media/verity_sb.c \
               unionroot/media/verity_table.c
