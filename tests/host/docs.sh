@@ -6,7 +6,7 @@
 # one the configuration parser knows, each `unionroot COMMAND` a command of
 # the tool, each `make TARGET` a target of the Makefile, each path of the
 # tree a file or folder that exists, each "section" it points to a heading
-# of that document. The bench's writer puts a results table between the
+# of that document, and each command line it shows parses whole. The bench's writer puts a results table between the
 # marks of doc/measurements.md and leaves the rest as it was.
 # shellcheck disable=SC2016 # Markdown backticks, not commands
 # shellcheck source=tests/lib.sh
@@ -127,7 +127,31 @@ else
 	fail "docs: every section a document points to is a heading there" "${bad:- no reference found}"
 fi
 
-# 7. The bench's writer: a fake run's table replaces the block between the
+# 7. Every command line a document shows in a code block (the lines whose
+# first word is a union.* parameter, comments cut) is one the parser takes
+# whole: 'unionroot plan LINE' ignores none of its parameters.
+{
+	awk '/^```/ { code = !code; next } code && /^union\./ { sub(/[[:space:]]*#.*/, ""); print }' "${DOCS[@]}"
+	awk '/^\.EX/ { code = 1; next } /^\.EE/ { code = 0 } code && $1 ~ /^union\./' "${MANS[@]}"
+} | sort -u >"$T/lines"
+if [ ! -x "$BUILD/unionroot" ]; then
+	skip "docs: every command line shown is parsed whole" "no $BUILD/unionroot (make all)"
+else
+	bad=
+	while read -r line; do
+		# shellcheck disable=SC2086 # the line's words are the parameters
+		if "$BUILD/unionroot" plan $line 2>&1 | grep -q 'ignoring union\.'; then
+			bad="$bad [$line: $("$BUILD/unionroot" plan $line 2>&1 | grep -m1 'ignoring union\.')]"
+		fi
+	done <"$T/lines"
+	if [ -s "$T/lines" ] && [ -z "$bad" ]; then
+		pass "docs: every command line shown is parsed whole ($(wc -l <"$T/lines") lines)"
+	else
+		fail "docs: every command line shown is parsed whole" "${bad:- no command line found}"
+	fi
+fi
+
+# 8. The bench's writer: a fake run's table replaces the block between the
 # marks of a copy of doc/measurements.md; the rest stays byte for byte.
 cp doc/measurements.md "$T/m.md"
 cat >"$T/results.md" <<'EOF'
