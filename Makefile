@@ -70,7 +70,7 @@ NOCOPYUP_SRC := unionroot/copyup/copyup_none.c unionroot/diff/copyup_diff_none.c
 # VERITY=0 leaves dm-verity out (boards that boot unverified images): a
 # layer union.verity= names is refused as a failed verity setup is, and the
 # plan says so (UNIONROOT_NO_VERITY). union.verity='s parser stays, for the
-# plan names the layers. 4.3 KB of loaded bytes (README "Size").
+# plan names the layers. 4.3 KB of loaded bytes (doc/measurements.md, "Size").
 VERITY   ?= 1
 VERITY_SRC := init/verity.c unionroot/media/dm.c unionroot/media/verity_sb.c \
               unionroot/media/verity_table.c
@@ -293,13 +293,15 @@ soak: deps
 		BOARD=$(if $(filter ubifs,$(SOAK_FS)),qemu-x86_64-flash,$(if $(filter f2fs,$(SOAK_FS)),qemu-x86_64-emmc,$(BOARD)))
 	$(Q)BUILD=$(BUILD) BOARD=$(BOARD) bash tests/soak/soak.sh
 
-# make install [DESTDIR=…] [PREFIX=/usr]: the admin tool and its man page.
+# make install [DESTDIR=…] [PREFIX=/usr]: the admin tool and its man pages,
+# the tool's (section 8) and its kernel command line's (section 7).
 # (The initramfs carries its own copy as /init: make initramfs.)
 PREFIX  ?= /usr
 DESTDIR ?=
 install: $(BUILD)/unionroot
 	install -D -m 0755 $(BUILD)/unionroot $(DESTDIR)$(PREFIX)/sbin/unionroot
 	install -D -m 0644 doc/unionroot.8 $(DESTDIR)$(PREFIX)/share/man/man8/unionroot.8
+	install -D -m 0644 doc/unionroot.cmdline.7 $(DESTDIR)$(PREFIX)/share/man/man7/unionroot.cmdline.7
 
 clean:
 	rm -rf $(BUILD)

@@ -125,7 +125,7 @@ static void announce(const struct want *w, const char *text, const struct blkdev
 /* auto: the devices present now, fixed before removable and then by the
  * lowest kernel name (media_order), each mounted once to look for
  * union.image; the first that holds it wins, and any other that holds it
- * too is named (the choice rule of the README). */
+ * too is named (the choice rule of doc/design.md, "Which device"). */
 static int try_auto(struct boot *b, struct want *w)
 {
 	static unsigned char looked[BLKDEV_MAX];

@@ -1,21 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# make install and the man page: the files land under DESTDIR/PREFIX with the
-# right modes, the installed tool runs, the page renders without a warning,
-# and it documents every command the tool offers and every parameter the
-# configuration parser accepts (no root needed).
+# make install and the man pages: the files land under DESTDIR/PREFIX with
+# the right modes, the installed tool runs, both pages render without a
+# warning and name each other, unionroot(8) documents every command the tool
+# offers and unionroot.cmdline(7) every parameter the configuration parser
+# accepts (no root needed).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT_DIR" || exit 2
 scratch install
 BIN=$BUILD/unionroot
 MAN=doc/unionroot.8
+MAN7=doc/unionroot.cmdline.7
 
 if make --no-print-directory -s install BUILD="$BUILD" DESTDIR="$T/dest" PREFIX=/opt/ur >"$T/make.log" 2>&1 &&
 	[ "$(stat -c %a "$T/dest/opt/ur/sbin/unionroot")" = 755 ] &&
 	[ "$(stat -c %a "$T/dest/opt/ur/share/man/man8/unionroot.8")" = 644 ] &&
-	cmp -s "$BIN" "$T/dest/opt/ur/sbin/unionroot"; then
-	pass "install: binary (0755) and man page (0644) under DESTDIR/PREFIX"
+	[ "$(stat -c %a "$T/dest/opt/ur/share/man/man7/unionroot.cmdline.7")" = 644 ] &&
+	cmp -s "$BIN" "$T/dest/opt/ur/sbin/unionroot" &&
+	cmp -s "$MAN7" "$T/dest/opt/ur/share/man/man7/unionroot.cmdline.7"; then
+	pass "install: binary (0755) and both man pages (0644) under DESTDIR/PREFIX"
 else
 	fail "install: files under DESTDIR/PREFIX" "$(tail -3 "$T/make.log"; find "$T/dest" -printf '%m %p\n' 2>/dev/null)"
 fi
@@ -25,11 +29,24 @@ else
 	fail "install: the installed tool runs" "--version printed no version"
 fi
 
-warn=$(LC_ALL=C.UTF-8 groff -man -ww -z "$MAN" 2>&1)
-if [ -z "$warn" ] && LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$MAN" 2>/dev/null | grep -q '^COMMANDS'; then
-	pass "man: renders with no groff warning"
+# renders PAGE SECTION: no groff warning, and the page has that section
+renders() {
+	local warn
+	warn=$(LC_ALL=C.UTF-8 groff -man -ww -z "$1" 2>&1)
+	if [ -z "$warn" ] && LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$1" 2>/dev/null | grep -q "^$2"; then
+		pass "man: $1 renders with no groff warning"
+	else
+		fail "man: $1 renders with no groff warning" "${warn:-no $2 section in the output}"
+	fi
+}
+renders "$MAN" COMMANDS
+renders "$MAN7" PARAMETERS
+# each page's SEE ALSO names the other
+if sed -n '/^\.SH SEE ALSO/,$p' "$MAN" | grep -q '^\.BR unionroot\.cmdline (7)' &&
+	sed -n '/^\.SH SEE ALSO/,$p' "$MAN7" | grep -q '^\.BR unionroot (8)'; then
+	pass "man: unionroot(8) and unionroot.cmdline(7) name each other in SEE ALSO"
 else
-	fail "man: renders with no groff warning" "${warn:-no COMMANDS section in the output}"
+	fail "man: the two pages name each other in SEE ALSO" "see the SEE ALSO of $MAN and $MAN7"
 fi
 
 # Every command of --help: described in the page, and "help CMD" answers.
@@ -65,15 +82,15 @@ else
 fi
 
 # Every parameter the parser knows (tests-only ones aside), and every one of
-# the README's table.
+# the README's table, has its entry in unionroot.cmdline(7).
 params=$( (sed -n 's/^\t[A-Z]*("\(union\.[a-z.]*\)".*/\1/p; s/^\t{ "\(union\.[a-z.]*\)".*/\1/p' unionroot/conf/config.c
 	sed -n 's/^| `\(union\.[a-z.]*\).*/\1/p' README.md) | grep -v '^union\.test\.' | sort -u)
 missing=
 for p in $params; do
-	grep -q "^\.B[IR]* *${p//./\\.}" "$MAN" || missing="$missing $p"
+	grep -q "^\.B[IR]* *${p//./\\.}" "$MAN7" || missing="$missing $p"
 done
 if [ "$(echo "$params" | wc -w)" -ge 20 ] && [ -z "$missing" ]; then
-	pass "man: documents every union.* parameter ($(echo "$params" | wc -w))"
+	pass "man: unionroot.cmdline(7) documents every union.* parameter ($(echo "$params" | wc -w))"
 else
-	fail "man: documents every union.* parameter" "missing:${missing:- (found only: $params)}"
+	fail "man: unionroot.cmdline(7) documents every union.* parameter" "missing:${missing:- (found only: $params)}"
 fi

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The README's layout section is the tree (no root needed): every file under
-# init/ and unionroot/ has its line there, every line names a file or folder
+# doc/HACKING.md's layout section is the tree (no root needed): every file
+# under init/ and unionroot/ has its line there, every line names a file or folder
 # that exists, and every unit test file test_X.c is named after a module X.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -11,7 +11,7 @@ scratch layout
 # The section's block: a name at 2 spaces per level, folders end in "/",
 # "x.[ch]" is x.c and x.h; deeper-indented lines continue a description.
 # shellcheck disable=SC2016 # Markdown backticks, not a command
-sed -n '/^## Layout/,/^## /p' README.md | sed -n '/^```/,/^```/p' | awk '
+sed -n '/^## Layout/,/^## /p' doc/HACKING.md | sed -n '/^```/,/^```/p' | awk '
 	/^```/ { next }
 	{
 		match($0, /^ */); depth = RLENGTH / 2
@@ -25,13 +25,13 @@ sed -n '/^## Layout/,/^## /p' README.md | sed -n '/^```/,/^```/p' | awk '
 find init unionroot -type f | sort >"$T/files"
 grep -v '/$' "$T/listed" | grep -E '^(init|unionroot)/' >"$T/listed-files"
 
-expect "layout: the README lists unionroot/'s folders" "$T/listed" '^unionroot/lib/$'
+expect "layout: doc/HACKING.md lists unionroot/'s folders" "$T/listed" '^unionroot/lib/$'
 comm -23 "$T/files" "$T/listed-files" >"$T/unlisted"
-expect_not "layout: every file under init/ and unionroot/ has its README line" "$T/unlisted" . \
-	"not in README's layout: $(tr '\n' ' ' <"$T/unlisted")"
+expect_not "layout: every file under init/ and unionroot/ has its line in doc/HACKING.md" "$T/unlisted" . \
+	"not in doc/HACKING.md's layout: $(tr '\n' ' ' <"$T/unlisted")"
 while read -r p; do [ -e "$p" ] || echo "$p"; done <"$T/listed" >"$T/missing"
-expect_not "layout: every README layout line names what exists" "$T/missing" . \
-	"in README's layout, not in the tree: $(tr '\n' ' ' <"$T/missing")"
+expect_not "layout: every doc/HACKING.md layout line names what exists" "$T/missing" . \
+	"in doc/HACKING.md's layout, not in the tree: $(tr '\n' ' ' <"$T/missing")"
 
 # test_X.c tests module X: a source or header of that name somewhere
 for t in tests/unit/test_*.c; do

@@ -12,7 +12,7 @@
 cd "$ROOT_DIR" || exit 2
 scratch size
 # Stripped bytes. The aim is 150 KiB and 100 KiB (what remains is spread over
-# the boot's own code, see README "Size"); a budget is what was reached plus
+# the boot's own code, see doc/measurements.md, "Size"); a budget is what was reached plus
 # one 4 KiB page, the step in which the file grows (its RELRO end is
 # page-aligned).
 BUDGET_FULL=${BUDGET_FULL:-186024}

@@ -1,76 +1,76 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
-# The README's eMMC/SD layout, booted: a GPT SD card on sdhci-pci with the
-# partitions kernel (unused), rootfs (the board's squashfs with its dm-verity
-# tree appended, by the README's "Verified firmware" commands) and
-# rootfs_data (blank). The command line is the README's eMMC board.conf
-# lines and its union.verity line (the root hash filled in), read from
-# README.md so the two cannot drift. One card through the stories: the first
+# doc/firmware.md's eMMC/SD layout, booted: a GPT SD card on sdhci-pci with
+# the partitions kernel (unused), rootfs (the board's squashfs with its
+# dm-verity tree appended, by the document's "Verified firmware" commands)
+# and rootfs_data (blank). The command line is the document's eMMC
+# board.conf lines and its union.verity line (the root hash filled in), read
+# from doc/firmware.md so the two cannot drift. One card through the stories: the first
 # boot formats rootfs_data as f2fs and persists, the next keeps the user's
 # files, a reset gives the factory tree, and a power cut during a reset
 # leaves old or factory, never a mix. The eMMC board carries the f2fs
-# tools; its board.conf must be the README's.
+# tools; its board.conf must be the document's.
 BOARD=qemu-x86_64-emmc
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-emmc || exit 0
 need_tools qemu-emmc unsquashfs mksquashfs veritysetup sfdisk || exit 0
 scratch emmc
-README=$ROOT_DIR/README.md
+DOC=$ROOT_DIR/doc/firmware.md
 U=/run/unionroot/bin/unionroot
 CUTS=${EMMC_CUTS:-1}
 FILES=${EMMC_FILES:-200}
 
-# readme_block START FENCE: the first block opened by the line FENCE after
+# doc_block START FENCE: the first block opened by the line FENCE after
 # the line starting with START
-readme_block() {
+doc_block() {
 	awk -v start="$1" -v fence="$2" '
 		!found && index($0, start) == 1 { found = 1; next }
 		found && !inside && $0 == fence { inside = 1; next }
 		inside && $0 == "```" { exit }
-		inside { print }' "$README"
+		inside { print }' "$DOC"
 }
 # the board.conf lines, comments cut, as one command line; the tools it names
-CMDLINE=$(readme_block '**eMMC or SD**' '```' | sed -n 's/[[:space:]]*#.*//; /^union\./p' | tr '\n' ' ')
-WANT_TOOLS=$(readme_block '**eMMC or SD**' '```' | sed -n 's/.*TOOLS="\([^"]*\)".*/\1/p')
+CMDLINE=$(doc_block '**eMMC or SD**' '```' | sed -n 's/[[:space:]]*#.*//; /^union\./p' | tr '\n' ' ')
+WANT_TOOLS=$(doc_block '**eMMC or SD**' '```' | sed -n 's/.*TOOLS="\([^"]*\)".*/\1/p')
 # the bootloader's line, its root hash filled in below
-VERITY=$(readme_block '**eMMC or SD**' '```' | sed -n 's/^#[[:space:]]*\(union\.verity=ROOTHASH\)\([[:space:]].*\)*$/\1/p')
+VERITY=$(doc_block '**eMMC or SD**' '```' | sed -n 's/^#[[:space:]]*\(union\.verity=ROOTHASH\)\([[:space:]].*\)*$/\1/p')
 case $CMDLINE in
 *union.lower=PARTLABEL=rootfs*union.upper=PARTLABEL=rootfs_data*) ;;
 *)
-	fail "the README's eMMC board.conf is found" "command line '$CMDLINE'"
+	fail "doc/firmware.md's eMMC board.conf is found" "command line '$CMDLINE'"
 	exit 0
 	;;
 esac
 if [ -z "$VERITY" ]; then
-	fail "the README's eMMC block names union.verity=ROOTHASH" "no '# union.verity=ROOTHASH' line"
+	fail "doc/firmware.md's eMMC block names union.verity=ROOTHASH" "no '# union.verity=ROOTHASH' line"
 	exit 0
 fi
-# the board's defaults are the README's lines (comments cut)
+# the board's defaults are the document's lines (comments cut)
 BOARD_LINES=$(sed -n 's/[[:space:]]*#.*//; /^union\./p' "$ROOT_DIR/board/$BOARD/board.conf" | tr '\n' ' ')
 if [ "$BOARD_LINES" = "$CMDLINE" ]; then
-	pass "board/$BOARD/board.conf is the README's eMMC board.conf"
+	pass "board/$BOARD/board.conf is doc/firmware.md's eMMC board.conf"
 else
-	fail "board/$BOARD/board.conf is the README's eMMC board.conf" "'$BOARD_LINES' against '$CMDLINE'"
+	fail "board/$BOARD/board.conf is doc/firmware.md's eMMC board.conf" "'$BOARD_LINES' against '$CMDLINE'"
 fi
 # shellcheck disable=SC2016 # expanded by the inner bash
 HAVE_TOOLS=$(bash -c 'TOOLS= && . "$1" && echo " $TOOLS "' _ "$ROOT_DIR/board/$BOARD/build.conf")
 for t in $WANT_TOOLS; do
 	case $HAVE_TOOLS in
-	*" $t "*) pass "the board carries the README's eMMC tool $t" ;;
-	*) fail "the board carries the README's eMMC tool $t" "TOOLS=\"$HAVE_TOOLS\" in board/$BOARD/build.conf" ;;
+	*" $t "*) pass "the board carries doc/firmware.md's eMMC tool $t" ;;
+	*) fail "the board carries doc/firmware.md's eMMC tool $t" "TOOLS=\"$HAVE_TOOLS\" in board/$BOARD/build.conf" ;;
 	esac
 done
 
-# the firmware, made by the README's commands in a directory holding root/
+# the firmware, made by the document's commands in a directory holding root/
 mkdir -p "$T/fw"
 unsquashfs -q -d "$T/fw/root" "$OUTDIR/rootfs.squashfs" >/dev/null
-readme_block '### Verified firmware' '```sh' >"$T/fw.sh"
+doc_block '## Verified firmware' '```sh' >"$T/fw.sh"
 ROOT=$(cd "$T/fw" && bash -e "$T/fw.sh" 2>&1 | sed -n 's/^Root hash:[[:space:]]*//p')
 FW=$T/fw/firmware.img
 if [ "${#ROOT}" != 64 ] || [ ! -f "$FW" ]; then
-	fail "the README's verity commands make the firmware" "root hash '$ROOT' (see $T/fw.sh)"
+	fail "doc/firmware.md's verity commands make the firmware" "root hash '$ROOT' (see $T/fw.sh)"
 	exit 0
 fi
 # a 64 MiB card (an SD card's size is a power of 2; QEMU's card erases
@@ -104,7 +104,7 @@ if boot "$T/b1.log" none "$U"' status | sed "s/^/STATUS: /"
 		'writable branch /dev/mmcblk0p3 is blank; formatting it as f2fs'
 	expect "first boot: the writable branch is persistent on rootfs_data" "$T/b1.log" \
 		'^real-init: status: upper_state=persistent on /dev/mmcblk0p3 \(f2fs\)$'
-	expect "first boot: rootfs is verified with the README's root hash" "$T/b1.log" \
+	expect "first boot: rootfs is verified with the document's root hash" "$T/b1.log" \
 		"^STATUS: lower1_verity=verified, root hash $ROOT, /dev/dm-[0-9]+ over /dev/mmcblk0p2 "
 	expect "first boot: the layer is mounted from the verity device" "$T/b1.log" '^MOUNT: /dev/dm-[0-9]+ [^ ]+ squashfs ro'
 	expect_not "first boot: never from the raw partition" "$T/b1.log" '^MOUNT: /dev/mmcblk0p2 ' "rootfs is mounted unverified"

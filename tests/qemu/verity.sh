@@ -8,8 +8,8 @@
 # (union.verity.onerror=restart), or panics the kernel (=panic); a tree on a
 # USB stick that appears after the disks is waited for, one that never
 # comes refuses the layer; a byte flipped in the
-# hash tree and a wrong root hash are refused at setup, the boot ends as the
-# README says, and the layer is never mounted unverified.
+# hash tree and a wrong root hash are refused at setup, the boot ends as
+# doc/firmware.md says, and the layer is never mounted unverified.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-verity || exit 0

@@ -30,7 +30,7 @@ int media_holds_images(const char *type);
  * receives t->n indexes of t; returns t->n. */
 unsigned media_order(const struct blkdev_table *t, unsigned *idx);
 
-/* Which device plays the role a SPEC names (README "Which device"): a
+/* Which device plays the role a SPEC names (doc/design.md, "Which device"): a
  * fixed device before any removable one, the lowest kernel name among
  * equals. A removable device alone serves at once only when the role asks
  * for removable media; otherwise the boot waits for a fixed one until the
