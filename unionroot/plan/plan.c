@@ -36,8 +36,10 @@ static int branch_unusable(const struct plan_facts *f, const struct plan *p)
 {
 	const char *type = f->upper_type ? f->upper_type : "";
 
+	/* a device without a file system may get one first (union.format) */
 	return f->failed_step != STEP_NONE || f->upper_present == PRESENT_NO || p->upper_no_flash ||
-	       (f->upper_present == PRESENT_YES && !type[0] && !f->cfg->upperfs[0]);
+	       (f->upper_present == PRESENT_YES && !type[0] && !f->cfg->upperfs[0] &&
+		(f->done >> RUN_FORMAT & 1));
 }
 
 const char *plan_upper_fs(const struct plan *p)
@@ -74,8 +76,13 @@ static void choose_backend(const struct plan_facts *f, struct plan *p)
 		p->backend = PLAN_READONLY;
 		p->backend_why = f->tmpfs_errno ? "the volatile writable branch failed" :
 								"no writable branch (union.upper=none)";
+	} else if (f->union_errno) {
+		p->backend = PLAN_READONLY;
+		p->backend_why = "the union over the writable branch failed";
 	} else {
-		p->backend = copyup_choose_backend(c->mode, f->have_overlay || f->image_overlay,
+		/* until the kernel's overlayfs is looked at, it is taken to be there */
+		p->backend = copyup_choose_backend(c->mode, f->have_overlay || f->image_overlay ||
+							    !(f->done >> RUN_PROBE_OVERLAY & 1),
 						   plan_upper_fs(p), &p->backend_why) == BACKEND_COPYUP ?
 				     PLAN_COPYUP : PLAN_OVERLAY;
 	}
@@ -189,14 +196,15 @@ static void decide_verity(const struct plan_facts *f, struct plan *p)
  * that can be an upper, else ext4. */
 static void decide_persist(const struct plan_facts *f, struct plan *p)
 {
-	static struct spec s; /* persist_path points into it */
 	const struct config *c = f->cfg;
 	char why[CFG_ERR_MAX];
+	struct spec s;
 
 	if (p->upper_kind != UPPER_DEVICE || spec_parse(c->upper, &s, why, sizeof(why)) < 0 ||
 	    s.npaths != 1)
 		return;
-	p->persist_path = s.paths[0];
+	memcpy(p->persist_file, s.paths[0], sizeof(p->persist_file));
+	p->persist_path = p->persist_file;
 	if (!c->persist_size[0] || config_bytes(c->persist_size, &p->persist_bytes) < 0)
 		return;
 	p->persist_fs = strcmp(c->format, "f2fs") == 0 ? "f2fs" : "ext4";
@@ -239,6 +247,32 @@ static void left_out_stops(const struct plan_facts *f, struct plan *p)
 	}
 }
 
+/* Why the writable device falls to union.onfail: what the boot said of the
+ * step that failed, else the plan's own reason. */
+static void fallback_why(const struct plan_facts *f, struct plan *p)
+{
+	const struct config *c = f->cfg;
+	const char *dev = f->upper_dev && f->upper_dev[0] ? f->upper_dev : NULL;
+	char spec[SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX];
+	struct sbuf sb;
+	struct spec s;
+
+	if (spec_parse(c->upper, &s, spec, sizeof(spec)) < 0 || spec_format(&s, spec, sizeof(spec)) < 0)
+		IGNORE(strcopy(spec, sizeof(spec), c->upper)); /* same size as c->upper or more */
+	sbuf_init(&sb, p->fallback_why, sizeof(p->fallback_why));
+	if (f->upper_failed[0])
+		sbuf_add(&sb, f->upper_failed);
+	else if (p->upper_needs_copyup)
+		sbuf_addf(&sb, PLAN_NEEDS_COPYUP, dev ? dev : c->upper, p->copyup_missing);
+	else if (PLAN_WITHOUT_FLASH(f) && p->upper_no_flash)
+		sbuf_addf(&sb, PLAN_NEEDS_FLASH, "writable branch", spec);
+	else if (f->upper_present == PRESENT_NO)
+		sbuf_addf(&sb, "writable device %s not found", spec);
+	else
+		sbuf_addf(&sb, "writable branch %s holds no known file system", dev ? dev : spec);
+	IGNORE(sbuf_done(&sb)); /* a cut reason still says the branch failed */
+}
+
 void plan_build(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
@@ -273,4 +307,7 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	 * real init's udev loads them from the root's own modules */
 	p->drivers = c->drivers;
 	decide_waits(p);
+	if (p->upper_failed)
+		fallback_why(f, p);
+	plan_rows(p);
 }
