@@ -82,17 +82,15 @@ void configure(struct boot *b)
 		n = 0;
 	b->nlower = n > 0 ? (unsigned)n : 0;
 
-	/* the writable branch's kind is the plan's, from the facts known now */
+	/* the facts the plan starts from */
 	b->facts.cfg = c;
 	b->facts.upper_present = PRESENT_UNKNOWN;
 	b->facts.no_copyup = PLAN_NO_COPYUP;
 	b->facts.no_verity = PLAN_NO_VERITY;
 	b->facts.no_flash = PLAN_NO_FLASH;
-	plan_build(&b->facts, &b->plan);
-	if (b->plan.upper_kind == UPPER_DEVICE)
-		IGNORE(spec_parse(c->upper, &b->upper, why, sizeof(why))); /* the plan parsed it */
-	if (c->session_volatile && b->plan.upper_kind != UPPER_DEVICE)
-		log_warn("union.session=volatile needs a persistent writable branch to layer; this boot is volatile anyway");
+	/* the writable SPEC, when union.upper names a device (validated) */
+	if (c->upper[0] && strcmp(c->upper, "none") != 0 && strcmp(c->upper, "tmpfs") != 0)
+		IGNORE(spec_parse(c->upper, &b->upper, why, sizeof(why)));
 	if (c->crashafter[0]) {
 		int rc = crashpoint_arm(c->crashafter, 1);
 

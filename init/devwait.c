@@ -64,9 +64,8 @@ static int open_persistence(struct boot *b, struct want *w, const struct blkdev 
 		return 1;
 	rc = image_open(b, &r);
 	if (rc == -ENOENT) {
-		b->facts.upper_file_missing = 1;
-		plan_build(&b->facts, &b->plan);
-		if (b->plan.persist_make) {
+		b->facts.upper_file_missing = 1; /* the plan makes it when union.persist.size says how big */
+		if (b->plan.persist_bytes) {
 			rc = persist_make(b, d->path, d->info.type, why, whylen);
 			if (rc == 0)
 				rc = image_open(b, &r);
@@ -241,8 +240,9 @@ static void list_found(struct boot *b)
 	log_err("block devices found: %s", b->devs.n ? line : "none");
 }
 
-/* A SPEC that cannot be resolved: the writable branch takes union.onfail,
- * a read-only layer the rescue path (after listing what was found). */
+/* A SPEC that cannot be resolved: a fact for the writable branch (the plan
+ * falls back) and a hash tree (its layer is refused), the rescue path for
+ * a read-only layer (after listing what was found). */
 static void want_failed(struct boot *b, struct want *w, char *why, size_t whylen)
 {
 	char text[SPEC_VALUE_MAX + 16];
@@ -250,16 +250,25 @@ static void want_failed(struct boot *b, struct want *w, char *why, size_t whylen
 	w->done = -1;
 	IGNORE(spec_format(w->spec, text, sizeof(text))); /* message only */
 	if (is_upper(b, w)) {
+		struct sbuf sb;
+
 		if (!why[0])
 			IGNORE(strfmt(why, whylen, "writable device %s not found", text));
-		onfail(b, STEP_FIND, -ENODEV, why);
+		/* a fact: the plan built from it falls back */
+		b->facts.failed_step = STEP_FIND;
+		b->facts.failed_errno = -ENODEV;
+		sbuf_init(&sb, b->facts.upper_failed, sizeof(b->facts.upper_failed));
+		sbuf_add(&sb, why);
+		IGNORE(sbuf_done(&sb)); /* a cut reason still says the device was not found */
 		return;
 	}
 	if (w->kind == WAIT_HASH) {
 		if (!why[0])
 			IGNORE(strfmt(why, whylen, "%s %s not found, so the layer cannot be verified",
 				      w->role, text)); /* may cut */
-		rescue_verity(b, why);
+		/* a fact: the plan's verification refuses the layer */
+		IGNORE(strcopy(b->hash_missing, sizeof(b->hash_missing), why)); /* a cut line still says it */
+		return;
 	}
 	if (!why[0]) {
 		list_found(b);
@@ -400,6 +409,16 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 	return 0;
 }
 
+/* The writable device found: facts for the plan from now on. */
+static void found_upper(struct boot *b)
+{
+	if (!b->upper_dev[0] || b->facts.failed_step != STEP_NONE)
+		return;
+	b->facts.upper_dev = b->upper_dev;
+	b->facts.upper_type = b->upper_type;
+	b->facts.upper_present = PRESENT_YES;
+}
+
 void devices_wait(struct boot *b)
 {
 	struct want w[PLAN_WAIT_MAX];
@@ -476,5 +495,6 @@ void devices_wait(struct boot *b)
 	}
 	hotplug_close();
 	modules_leave();
+	found_upper(b);
 	b->t_devices = sys_now_ms();
 }

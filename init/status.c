@@ -115,9 +115,8 @@ void status_write(struct boot *b)
 	dir = open(RUNDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0 || sys_write_file_atomic(dir, "status", text, sb.len, 0644) < 0)
 		log_err("writing %s/status failed; 'unionroot status' will know less", RUNDIR);
-	/* the plan from every fact the boot learnt: what `unionroot plan` with
-	 * this command line would have printed */
-	plan_build(&b->facts, &b->plan);
+	/* the plan from every fact the boot learnt (init/run.c built it last):
+	 * what `unionroot plan` with this command line would have printed */
 	if (plan_format(&b->plan, text, sizeof(text)) < 0)
 		log_warn("the plan is longer than %zu bytes; %s/plan is cut", sizeof(text), RUNDIR);
 	if (dir < 0 || sys_write_file_atomic(dir, "plan", text, strlen(text), 0644) < 0)

@@ -324,7 +324,7 @@ static void identity_facts(struct plan_facts *f, const struct config *c, const c
 /* The facts of now through the boot's own decision: the same text. */
 static int print_plan(const struct config *c)
 {
-	struct plan_facts f = { .cfg = c, .no_copyup = PLAN_NO_COPYUP, .no_verity = PLAN_NO_VERITY,
+	struct plan_facts f = { .cfg = c, .done = PLAN_GATHERED, .no_copyup = PLAN_NO_COPYUP, .no_verity = PLAN_NO_VERITY,
 				.no_flash = PLAN_NO_FLASH };
 	struct plan p;
 	static char text[PLAN_TEXT_MAX];

@@ -282,6 +282,9 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	/* configure.c's rule: the config does not record where union.lower
 	 * came from (board or command line), so root= cannot be ranked yet */
 	p->lowers = c->lower[0] ? c->lower : c->root;
+	/* the kernel's own words for its root apply to a layer from root= */
+	p->lower_fstype = c->lower[0] ? "" : c->rootfstype;
+	p->lower_flags = c->lower[0] ? "" : c->rootflags;
 	p->upper_kind = configured_kind(c, &p->upper_no_flash);
 	p->upper_no_flash &= PLAN_WITHOUT_FLASH(f);
 	decide_layers(f, p);

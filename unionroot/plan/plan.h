@@ -16,6 +16,7 @@
 #include "verity.h"
 
 #define PLAN_WHY_MAX 200
+#define PLAN_FAIL_MAX 320 /* a failed step's reason, as the boot says it */
 #define PLAN_TEXT_MAX 4096
 
 enum upper_kind { UPPER_DEVICE, UPPER_TMPFS, UPPER_NONE };
@@ -128,7 +129,7 @@ struct plan_facts {
 	int failed_step;               /* enum plan_step: where the writable branch failed */
 	int failed_errno;              /* and why, as -errno (0 when no errno says it) */
 	int tmpfs_errno;               /* the volatile branch failed too: -errno, 0 not */
-	char upper_failed[PLAN_WHY_MAX]; /* that failure in words, for the plan's text */
+	char upper_failed[PLAN_FAIL_MAX]; /* that failure in words, for the plan's text */
 	int upper_file_missing;        /* a persistence file was looked for and is not there */
 	int have_overlay;              /* the kernel knows overlayfs (modules tried) */
 	int image_overlay;             /* the image carries an overlay module for it */
@@ -145,6 +146,8 @@ struct plan_facts {
 struct plan {
 	const struct plan_facts *facts;
 	const char *lowers;            /* the read-only layers' SPECs, top-most first */
+	const char *lower_fstype;      /* rootfstype= for a layer from root=, else "" (probed) */
+	const char *lower_flags;       /* rootflags= for a layer from root=, else "" */
 	int upper_kind;                /* enum upper_kind */
 	int upper_failed;              /* the configured device falls to union.onfail */
 	int fallback;                  /* enum plan_fallback: what a failed step does */
@@ -179,7 +182,7 @@ struct plan {
 	int persist_make;              /* it is missing: make it now */
 	int drivers;                   /* enum cfg_drivers: all the hardware asks for, or
 	                                * only until every medium is found */
-	char fallback_why[PLAN_WHY_MAX]; /* why the writable device falls to union.onfail */
+	char fallback_why[PLAN_FAIL_MAX]; /* why the writable device falls to union.onfail */
 	struct plan_row row[PLAN_RUN_MAX]; /* the steps, in order */
 	unsigned nrow;
 };

@@ -49,7 +49,7 @@ static void union_rows(struct plan *p)
 
 	if (p->backend == PLAN_OVERLAY) {
 		if (f->fresh_work_tried && p->upper_kind == UPPER_DEVICE && !p->kiosk)
-			add(p, RUN_FRESH_WORK, 0, RUNFAIL_NONE, "the overlay refused the branch: work/ afresh");
+			add(p, RUN_FRESH_WORK, 0, RUNFAIL_BRANCH, "the overlay refused the branch: work/ afresh");
 		add(p, RUN_OVERLAY, 0, p->upper_kind == UPPER_DEVICE && !p->kiosk ? RUNFAIL_BRANCH :
 										   RUNFAIL_UNION,
 		    p->backend_why);
