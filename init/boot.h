@@ -34,7 +34,6 @@ struct boot {
 	char conf[CONF_MAX + 1];           /* /etc/unionroot.conf */
 	struct spec lower[SPEC_LIST_MAX];
 	unsigned nlower;
-	struct spec upper;
 	int pivot;                         /* no initramfs: / is the read-only layer */
 
 	/* facts: step 4 (devwait, image, flash, firstboot, verity) */

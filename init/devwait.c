@@ -41,7 +41,7 @@ static int supported(const struct spec *s, int upper)
 
 static int is_upper(const struct boot *b, const struct want *w)
 {
-	return w->spec == &b->upper;
+	return w->spec == &b->cfg.upper_spec;
 }
 
 static int lower_index(const struct boot *b, const struct want *w)
@@ -198,7 +198,7 @@ static int try_resolve(struct boot *b, struct want *w, int past, char *why, size
 	if (w->spec->kind == SPEC_AUTO)
 		return try_auto(b, w);
 	if (w->spec->kind == SPEC_MTD || w->spec->kind == SPEC_UBI)
-		return (w->done = flash_resolve(b, w->spec, w->spec == &b->upper, w->dev, w->type,
+		return (w->done = flash_resolve(b, w->spec, w->spec == &b->cfg.upper_spec, w->dev, w->type,
 						w->role));
 	IGNORE(spec_format(w->spec, text, sizeof(text))); /* for the messages only */
 	d = choose(b, w, past, text, why, whylen);
@@ -385,8 +385,8 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 	char why[CFG_ERR_MAX];
 
 	if (pw->kind == WAIT_UPPER) {
-		*w = (struct want){ &b->upper, WAIT_UPPER, "writable branch", b->upper_dev,
-				    b->upper_type, deadline_for(b, &b->upper, now), 0, 0, 0 };
+		*w = (struct want){ &b->cfg.upper_spec, WAIT_UPPER, "writable branch", b->upper_dev,
+				    b->upper_type, deadline_for(b, &b->cfg.upper_spec, now), 0, 0, 0 };
 		return 0;
 	}
 	if (pw->layer < 1 || pw->layer > b->nlower)

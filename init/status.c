@@ -66,7 +66,7 @@ void status_write(struct boot *b)
 		add_driver(&sb, spec, b->lower_via[i][0] ? b->lower_via[i] : b->lower_dev[i]);
 	}
 	if (b->upper_kind == UPPER_DEVICE) {
-		IGNORE(spec_format(&b->upper, spec, sizeof(spec))); /* cut is fine here */
+		IGNORE(spec_format(&b->cfg.upper_spec, spec, sizeof(spec))); /* cut is fine here */
 		record_addf(&sb, "upper=%s %s %s " RWDIR, spec, b->upper_dev, b->upper_type);
 		if (b->upper_via[0])
 			record_addf(&sb, "upper_image=%s", b->upper_via);

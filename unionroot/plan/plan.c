@@ -12,21 +12,15 @@
 #include "sbuf.h"
 #include "spec.h"
 
-/* What union.upper asks for; it was validated: a SPEC unless none/tmpfs/"".
- * flash: the SPEC names raw flash. */
+/* What union.upper asks for (config parsed it); flash: a SPEC of raw flash. */
 static int configured_kind(const struct config *c, int *flash)
 {
-	struct spec s;
-	char why[CFG_ERR_MAX];
-
 	if (strcmp(c->upper, "none") == 0)
 		return UPPER_NONE;
-	if (c->upper[0] && strcmp(c->upper, "tmpfs") != 0 &&
-	    spec_parse(c->upper, &s, why, sizeof(why)) == 0) {
-		*flash = s.kind == SPEC_MTD || s.kind == SPEC_UBI;
-		return UPPER_DEVICE;
-	}
-	return UPPER_TMPFS;
+	if (!c->upper_is_spec)
+		return UPPER_TMPFS;
+	*flash = c->upper_spec.kind == SPEC_MTD || c->upper_spec.kind == SPEC_UBI;
+	return UPPER_DEVICE;
 }
 
 /* The device cannot serve: it failed at boot, is absent (or raw flash in a
@@ -143,15 +137,11 @@ const struct verity_arg *plan_verity(const struct plan *p, unsigned n)
  * does. */
 static void decide_layers(const struct plan_facts *f, struct plan *p)
 {
-	struct spec specs[SPEC_LIST_MAX];
-	char why[CFG_ERR_MAX];
-	int n = spec_list_parse(p->lowers, specs, f->cfg->lower[0] ? SPEC_LIST_MAX : 1, why,
-				sizeof(why));
+	const struct spec *specs = config_layers(f->cfg, &p->nlayers);
 
-	p->nlayers = n > 0 ? (unsigned)n : 0;
-	for (unsigned i = 0; PLAN_WITHOUT_FLASH(f) && i < p->nlayers; i++)
+	for (unsigned i = 0; i < p->nlayers; i++)
 		if (specs[i].kind == SPEC_MTD || specs[i].kind == SPEC_UBI)
-			p->lower_flash |= 1u << i;
+			p->lower_flash |= (unsigned)PLAN_WITHOUT_FLASH(f) << i;
 	p->flash_asked = PLAN_WITHOUT_FLASH(f) && (p->lower_flash || p->upper_no_flash || f->cfg->ubi[0]);
 }
 
@@ -166,17 +156,15 @@ static void decide_layers(const struct plan_facts *f, struct plan *p)
 static void decide_verity(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
-	char why[CFG_ERR_MAX];
-	int n = verity_args_parse(c->verity, p->verity, SPEC_LIST_MAX, why, sizeof(why));
 
-	p->nverity = n > 0 ? (unsigned)n : 0;
+	memcpy(p->verity, c->verity_arg, sizeof(p->verity));
+	p->nverity = c->nverity_arg;
 	p->verity_fail = c->onfail == ONFAIL_SHELL ? VFAIL_RESCUE :
 			 c->onfail == ONFAIL_HALT  ? VFAIL_HALT :
 						     VFAIL_REBOOT;
-	if (c->verity_bad[0] || (n < 0 && c->verity[0]))
+	if (c->verity_bad[0])
 		IGNORE(strfmt(p->verity_refused, sizeof(p->verity_refused),
-			      "union.verity cannot be honoured (%s)",
-			      c->verity_bad[0] ? c->verity_bad : why)); /* a cut reason still refuses */
+			      "union.verity cannot be honoured (%s)", c->verity_bad)); /* a cut reason still refuses */
 	for (unsigned i = 0; !p->verity_refused[0] && i < p->nverity; i++)
 		if (p->verity[i].layer > p->nlayers)
 			IGNORE(strfmt(p->verity_refused, sizeof(p->verity_refused),
@@ -197,14 +185,10 @@ static void decide_verity(const struct plan_facts *f, struct plan *p)
 static void decide_persist(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
-	char why[CFG_ERR_MAX];
-	struct spec s;
 
-	if (p->upper_kind != UPPER_DEVICE || spec_parse(c->upper, &s, why, sizeof(why)) < 0 ||
-	    s.npaths != 1)
+	if (p->upper_kind != UPPER_DEVICE || c->upper_spec.npaths != 1)
 		return;
-	memcpy(p->persist_file, s.paths[0], sizeof(p->persist_file));
-	p->persist_path = p->persist_file;
+	p->persist_path = c->upper_spec.paths[0];
 	if (!c->persist_size[0] || config_bytes(c->persist_size, &p->persist_bytes) < 0)
 		return;
 	p->persist_fs = strcmp(c->format, "f2fs") == 0 ? "f2fs" : "ext4";
@@ -247,18 +231,22 @@ static void left_out_stops(const struct plan_facts *f, struct plan *p)
 	}
 }
 
+void plan_upper_text(const struct config *c, char *buf, size_t cap)
+{
+	if (!c->upper_is_spec || spec_format(&c->upper_spec, buf, cap) < 0)
+		IGNORE(strcopy(buf, cap, c->upper)); /* cap is PLAN_SPEC_TEXT_MAX, more than c->upper */
+}
+
 /* Why the writable device falls to union.onfail: what the boot said of the
  * step that failed, else the plan's own reason. */
 static void fallback_why(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
 	const char *dev = f->upper_dev && f->upper_dev[0] ? f->upper_dev : NULL;
-	char spec[SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX];
+	char spec[PLAN_SPEC_TEXT_MAX];
 	struct sbuf sb;
-	struct spec s;
 
-	if (spec_parse(c->upper, &s, spec, sizeof(spec)) < 0 || spec_format(&s, spec, sizeof(spec)) < 0)
-		IGNORE(strcopy(spec, sizeof(spec), c->upper)); /* same size as c->upper or more */
+	plan_upper_text(c, spec, sizeof(spec));
 	sbuf_init(&sb, p->fallback_why, sizeof(p->fallback_why));
 	if (f->upper_failed[0])
 		sbuf_add(&sb, f->upper_failed);

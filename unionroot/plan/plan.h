@@ -176,7 +176,6 @@ struct plan {
 	unsigned lower_flash;          /* bit n-1: layer n's SPEC names it */
 	int upper_no_flash;            /* the writable SPEC needs raw flash the build lacks */
 	const char *persist_path;      /* the persistence file on its medium, NULL: none */
-	char persist_file[SPEC_PATH_MAX]; /* persist_path points here */
 	uint64_t persist_bytes;        /* union.persist.size: a missing file is made, 0 never */
 	const char *persist_fs;        /* and formatted as this */
 	int persist_make;              /* it is missing: make it now */
@@ -198,6 +197,9 @@ const struct verity_arg *plan_verity(const struct plan *p, unsigned n);
 #define PLAN_NEEDS_VERITY "read-only layer %u: union.verity= asks for dm-verity, which this build leaves out (VERITY=0)"
 
 void plan_build(const struct plan_facts *f, struct plan *p);
+/* union.upper as the plan's text says it: its SPEC written out, else as given. */
+#define PLAN_SPEC_TEXT_MAX (SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX)
+void plan_upper_text(const struct config *c, char *buf, size_t cap);
 /* The writable branch's file system as the plan uses it ("tmpfs", "" unknown). */
 const char *plan_upper_fs(const struct plan *p);
 /* The facts a command gathers at once, where the boot runs a step for each:

@@ -162,13 +162,10 @@ static void step_lines(struct sbuf *sb, const struct plan *p)
 int plan_format_decisions(const struct plan *p, char *buf, size_t cap)
 {
 	const struct config *c = p->facts->cfg;
-	char spec[SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX];
-	struct spec s;
+	char spec[PLAN_SPEC_TEXT_MAX];
 	struct sbuf sb;
 
-	if (spec_parse(c->upper, &s, spec, sizeof(spec)) < 0 ||
-	    spec_format(&s, spec, sizeof(spec)) < 0)
-		IGNORE(strcopy(spec, sizeof(spec), c->upper)); /* same size as c->upper or more */
+	plan_upper_text(c, spec, sizeof(spec));
 	sbuf_init(&sb, buf, cap);
 	sbuf_addf(&sb, KEY "%s\n", "layers", p->lowers[0] ? p->lowers : "none");
 	verity_lines(&sb, p);
