@@ -22,9 +22,9 @@
 
 /* Facts, then the plan decided from them, then what was carried out. A
  * fact is written by the step that learns it; the plan only by plan_build,
- * called again by each step that adds a fact (a device found, the kernel's
- * overlayfs, the control state, a step of the writable branch that failed);
- * no step decides for itself. */
+ * which init/run.c alone calls, before each step (a device found, the
+ * kernel's overlayfs, the control state, a step that failed); no step
+ * decides for itself. */
 struct boot {
 	/* facts: step 2 (configure) */
 	struct config cfg;
@@ -33,7 +33,6 @@ struct boot {
 	char conf[CONF_MAX + 1];           /* /etc/unionroot.conf */
 	struct spec lower[SPEC_LIST_MAX];
 	unsigned nlower;
-	struct spec upper;
 	int pivot;                         /* no initramfs: / is the read-only layer */
 
 	/* facts: step 4 (devwait, image, flash, firstboot, verity) */
@@ -47,10 +46,16 @@ struct boot {
 	char upper_type[16];
 	char upper_medium[48];             /* a persistence file's medium, "" */
 	char upper_via[SPEC_PATHS_MAX * 64]; /* "/dev/sda1:/persistence.img (direct I/O)" */
+	char hash_missing[PLAN_FAIL_MAX];  /* a hash tree's device not found: why, "" */
 	/* facts: step 5, the branch's control state (writable.c) */
 	char lower_id[SPEC_LIST_MAX][STATE_ID_MAX]; /* identities of the read-only layers */
 	unsigned nlower_id;                /* 0 when one could not be read */
 	unsigned long upper_flags;         /* MS_NODEV|MS_NOSUID: the branch is on removable media */
+
+	/* context of the steps: the layers' mount points, the branch's top */
+	char lower_dir[SPEC_LIST_MAX][48];
+	const char *lower_paths[SPEC_LIST_MAX]; /* lower_dir, for a reset */
+	int rw;                            /* RWDIR's top while a step works on it, -1 */
 
 	/* the plan: facts in (the ones plan_build reads), decisions out */
 	struct plan_facts facts;           /* what the boot learnt so far, for plan_build */
@@ -72,6 +77,8 @@ struct boot {
 	unsigned boots;                    /* boot counter after this boot */
 	char failsafe[160];                /* why this boot is failsafe, "" when not */
 	int session_layer;                 /* union.session=volatile: SAVEDIR/upper is the top layer */
+	int session_copy_failed;           /* copy-up kiosk: the saved branch was not brought up to date */
+	char copyup_text[160];             /* backend: "copyup (why)" */
 
 	/* measures, for the status */
 	uint64_t t_start, t_modules, t_devices, t_mounts;
@@ -188,9 +195,9 @@ void noinitramfs_setup(struct boot *b);
 int noinitramfs_lower(const char *dir) WUR;
 int noinitramfs_switch(void) WUR;
 /* init/verity.c: the layers the plan verifies get a dm-verity device
- * that replaces lower_dev; a layer that fails verification is refused
- * (never mounted unverified) and the boot stops as the plan says. */
-void verity_layers(struct boot *b);
+ * that replaces lower_dev: 0, or -errno with why for a layer refused
+ * (never mounted unverified; the boot stops as the plan says). */
+int verity_layers(struct boot *b, char *why, size_t cap) WUR;
 /* init/result.c: what the writable branch became (enum branch_outcome; for
  * OUTCOME_LOST, what failed and its -errno), the status's upper_state. */
 enum branch_outcome {
@@ -206,14 +213,8 @@ enum branch_outcome {
 void result_branch(struct boot *b, int what, const char *detail, int err);
 /* A factory reset was carried out: why, and its keep paths. */
 void result_reset(struct boot *b, const char *why, unsigned kept, unsigned refused);
-/* init/union.c */
-void union_build(struct boot *b);
 /* Lazy unmount of a mount of ours; a failure is said and left. */
 void union_detach(const char *path);
-/* init/writable.c: carries out the plan's writable branch at RWDIR, and on
- * a failure (onfail) the plan's fallback in turn; lowers are the mounted
- * read-only layers. An fd of the branch's top, or -errno: no branch. */
-int writable_branch(struct boot *b, const char *const *lowers);
 /* The branch as messages name it: its device, or "tmpfs" (none, or released). */
 const char *writable_name(const struct boot *b);
 /* room.c: a full writable branch gives up its reserve before anything is
@@ -223,18 +224,6 @@ void room_at_mount(struct boot *b, int rw);
 void room_after_boot(struct boot *b, int rw);
 /* How full the branch is, in percent; -1 when it cannot tell. */
 int room_used_percent(int rw);
-/* init/union_copyup.c: chooses the backend (after the lowers are mounted) */
-void copyup_choose(struct boot *b);
-/* Takes a pending reset over for the copy-up backend (reset: the command
- * line's enum reset_mode); returns it for branch_prepare, 0 when copy-up
- * restores instead. Keep paths are not supported there yet: said once. */
-int copyup_take_reset(struct boot *b, int rw, int reset);
-/* Copies, merges or restores into upper/, binds it to /newroot; a kiosk
- * session's tmpfs takes a copy of the saved root (SAVEDIR/upper). */
-int copyup_root(struct boot *b, int rw);
-/* union.session=volatile: merges or restores the persistent branch rw before
- * it is kept read-only for the session; 0 or -errno (logged). */
-int copyup_saved(struct boot *b, int rw);
 /* init/watchdog.c: a child of PID 1 that names the phase or step PID 1
  * is stuck in, once its budget (seconds, 0: none) has passed, with where in
  * the kernel PID 1 waits. A step (a mount, a module) overrides the phase
@@ -249,18 +238,13 @@ void watchdog_step_end(void);
 void watchdog_stop(void);
 /* init/handoff.c: never returns. */
 NORETURN void handoff(struct boot *b);
-/* init/rescue.c: step (enum plan_step) of the writable branch failed with
- * -errno err: a fact, so the plan is built again, and its fallback carried
- * out (a shell first, or reboot or halt, which do not return); why is said. */
-void onfail(struct boot *b, int step, int err, const char *why);
 /* init/rescue.c */
 void rescue_break(struct boot *b, int phase, const char *name);
+/* A reboot after a countdown of RESCUE_REBOOT_S, or a power off; what:
+ * "rebooting", said. */
+#define RESCUE_REBOOT_S 10
+NORETURN void rescue_power(int halt, const char *what);
 NORETURN void rescue_fatal(struct boot *b, const char *why);
-/* A read-only layer refused by verity: the plan's verity_fail. */
-NORETURN void rescue_verity(struct boot *b, const char *why);
-/* union.verity asks for verification the plan cannot give (verity_refused):
- * the top layer is refused by rescue_verity, in a wrong root hash's words. */
-void rescue_verity_refused(struct boot *b);
 int rescue_have_shell(void);
 /* Runs the rescue shell and waits for it; 0 when it ran. */
 int rescue_shell(const char *why);

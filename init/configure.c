@@ -62,8 +62,6 @@ static void read_cmdline(struct boot *b)
 void configure(struct boot *b)
 {
 	struct config *c = &b->cfg;
-	char why[CFG_ERR_MAX];
-	int n;
 
 	config_defaults(c);
 	load(b, "/etc/unionroot.conf", b->conf, sizeof(b->conf), 1);
@@ -73,26 +71,19 @@ void configure(struct boot *b)
 	log_set_quiet(c->quiet);
 	log_set_debug(c->debug);
 
-	/* read-only layers: union.lower, else root=; both were validated */
-	if (c->lower[0])
-		n = spec_list_parse(c->lower, b->lower, SPEC_LIST_MAX, why, sizeof(why));
-	else if (c->root[0])
-		n = spec_list_parse(c->root, b->lower, 1, why, sizeof(why));
-	else
-		n = 0;
-	b->nlower = n > 0 ? (unsigned)n : 0;
+	/* the layers' SPECs as config parsed them (noinitramfs may put the
+	 * running root in their place) */
+	{
+		const struct spec *layers = config_layers(c, &b->nlower);
 
-	/* the writable branch's kind is the plan's, from the facts known now */
+		memcpy(b->lower, layers, b->nlower * sizeof(*layers));
+	}
+	/* the facts the plan starts from */
 	b->facts.cfg = c;
 	b->facts.upper_present = PRESENT_UNKNOWN;
 	b->facts.no_copyup = PLAN_NO_COPYUP;
 	b->facts.no_verity = PLAN_NO_VERITY;
 	b->facts.no_flash = PLAN_NO_FLASH;
-	plan_build(&b->facts, &b->plan);
-	if (b->plan.upper_kind == UPPER_DEVICE)
-		IGNORE(spec_parse(c->upper, &b->upper, why, sizeof(why))); /* the plan parsed it */
-	if (c->session_volatile && b->plan.upper_kind != UPPER_DEVICE)
-		log_warn("union.session=volatile needs a persistent writable branch to layer; this boot is volatile anyway");
 	if (c->crashafter[0]) {
 		int rc = crashpoint_arm(c->crashafter, 1);
 

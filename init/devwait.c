@@ -41,7 +41,7 @@ static int supported(const struct spec *s, int upper)
 
 static int is_upper(const struct boot *b, const struct want *w)
 {
-	return w->spec == &b->upper;
+	return w->spec == &b->cfg.upper_spec;
 }
 
 static int lower_index(const struct boot *b, const struct want *w)
@@ -64,9 +64,8 @@ static int open_persistence(struct boot *b, struct want *w, const struct blkdev 
 		return 1;
 	rc = image_open(b, &r);
 	if (rc == -ENOENT) {
-		b->facts.upper_file_missing = 1;
-		plan_build(&b->facts, &b->plan);
-		if (b->plan.persist_make) {
+		b->facts.upper_file_missing = 1; /* the plan makes it when union.persist.size says how big */
+		if (b->plan.persist_bytes) {
 			rc = persist_make(b, d->path, d->info.type, why, whylen);
 			if (rc == 0)
 				rc = image_open(b, &r);
@@ -199,7 +198,7 @@ static int try_resolve(struct boot *b, struct want *w, int past, char *why, size
 	if (w->spec->kind == SPEC_AUTO)
 		return try_auto(b, w);
 	if (w->spec->kind == SPEC_MTD || w->spec->kind == SPEC_UBI)
-		return (w->done = flash_resolve(b, w->spec, w->spec == &b->upper, w->dev, w->type,
+		return (w->done = flash_resolve(b, w->spec, w->spec == &b->cfg.upper_spec, w->dev, w->type,
 						w->role));
 	IGNORE(spec_format(w->spec, text, sizeof(text))); /* for the messages only */
 	d = choose(b, w, past, text, why, whylen);
@@ -241,8 +240,9 @@ static void list_found(struct boot *b)
 	log_err("block devices found: %s", b->devs.n ? line : "none");
 }
 
-/* A SPEC that cannot be resolved: the writable branch takes union.onfail,
- * a read-only layer the rescue path (after listing what was found). */
+/* A SPEC that cannot be resolved: a fact for the writable branch (the plan
+ * falls back) and a hash tree (its layer is refused), the rescue path for
+ * a read-only layer (after listing what was found). */
 static void want_failed(struct boot *b, struct want *w, char *why, size_t whylen)
 {
 	char text[SPEC_VALUE_MAX + 16];
@@ -250,16 +250,25 @@ static void want_failed(struct boot *b, struct want *w, char *why, size_t whylen
 	w->done = -1;
 	IGNORE(spec_format(w->spec, text, sizeof(text))); /* message only */
 	if (is_upper(b, w)) {
+		struct sbuf sb;
+
 		if (!why[0])
 			IGNORE(strfmt(why, whylen, "writable device %s not found", text));
-		onfail(b, STEP_FIND, -ENODEV, why);
+		/* a fact: the plan built from it falls back */
+		b->facts.failed_step = STEP_FIND;
+		b->facts.failed_errno = -ENODEV;
+		sbuf_init(&sb, b->facts.upper_failed, sizeof(b->facts.upper_failed));
+		sbuf_add(&sb, why);
+		IGNORE(sbuf_done(&sb)); /* a cut reason still says the device was not found */
 		return;
 	}
 	if (w->kind == WAIT_HASH) {
 		if (!why[0])
 			IGNORE(strfmt(why, whylen, "%s %s not found, so the layer cannot be verified",
 				      w->role, text)); /* may cut */
-		rescue_verity(b, why);
+		/* a fact: the plan's verification refuses the layer */
+		IGNORE(strcopy(b->hash_missing, sizeof(b->hash_missing), why)); /* a cut line still says it */
+		return;
 	}
 	if (!why[0]) {
 		list_found(b);
@@ -376,8 +385,8 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 	char why[CFG_ERR_MAX];
 
 	if (pw->kind == WAIT_UPPER) {
-		*w = (struct want){ &b->upper, WAIT_UPPER, "writable branch", b->upper_dev,
-				    b->upper_type, deadline_for(b, &b->upper, now), 0, 0, 0 };
+		*w = (struct want){ &b->cfg.upper_spec, WAIT_UPPER, "writable branch", b->upper_dev,
+				    b->upper_type, deadline_for(b, &b->cfg.upper_spec, now), 0, 0, 0 };
 		return 0;
 	}
 	if (pw->layer < 1 || pw->layer > b->nlower)
@@ -398,6 +407,16 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 	*w = (struct want){ &hash[i], WAIT_HASH, roles[1][i], hash_dev[i], hash_type,
 			    deadline_for(b, &hash[i], now), b->pivot, 0, 0 };
 	return 0;
+}
+
+/* The writable device found: facts for the plan from now on. */
+static void found_upper(struct boot *b)
+{
+	if (!b->upper_dev[0] || b->facts.failed_step != STEP_NONE)
+		return;
+	b->facts.upper_dev = b->upper_dev;
+	b->facts.upper_type = b->upper_type;
+	b->facts.upper_present = PRESENT_YES;
 }
 
 void devices_wait(struct boot *b)
@@ -476,5 +495,6 @@ void devices_wait(struct boot *b)
 	}
 	hotplug_close();
 	modules_leave();
+	found_upper(b);
 	b->t_devices = sys_now_ms();
 }

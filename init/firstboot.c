@@ -227,19 +227,19 @@ void firstboot(struct boot *b)
 	    b->cfg.upperfs[0])
 		return; /* nothing found, a known file system, or a forced type */
 	if (!fmt[0]) {
-		if (b->upper.kind != SPEC_MTD && is_blank(b->upper_dev) == 1)
+		if (b->cfg.upper_spec.kind != SPEC_MTD && is_blank(b->upper_dev) == 1)
 			log_note("writable branch %s is blank; union.format=ext4|f2fs|vfat would give it a file system",
 				 b->upper_dev);
 		return;
 	}
-	if (b->upper.kind == SPEC_MTD) {
+	if (b->cfg.upper_spec.kind == SPEC_MTD) {
 		if (strcmp(fmt, "jffs2") != 0) {
 			log_err("union.format=%s does not apply to raw flash %s (only jffs2 does)", fmt,
 				b->upper_dev);
 			return;
 		}
 		rc = flash_format_upper(b);
-	} else if (b->upper.kind == SPEC_UBI || strcmp(fmt, "jffs2") == 0) {
+	} else if (b->cfg.upper_spec.kind == SPEC_UBI || strcmp(fmt, "jffs2") == 0) {
 		log_err("union.format=%s does not apply to %s", fmt, b->upper_dev);
 		return;
 	} else {

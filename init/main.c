@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* unionroot: PID 1 as SPEC.md's seven steps, one call each, when the kernel
- * started it; anything else is the admin tool. */
+/* unionroot: PID 1 when the kernel started it (its configuration, then the
+ * plan's steps, init/run.c); anything else is the admin tool. */
 #include <errno.h>
 #include <signal.h>
 #include <unistd.h>
@@ -9,6 +9,7 @@
 #include "cmd/cli.h"
 #include "lib/relro.h"
 #include "lib/sys.h"
+#include "steps.h"
 
 static struct boot boot;
 
@@ -41,16 +42,5 @@ int main(int argc, char **argv, char **envp)
 	watchdog_phase(WD_PHASE_S, "reading the configuration");
 	configure(&boot);       /* 2. board defaults, then the command line */
 	noinitramfs_setup(&boot); /* booted without one: the root is the lower */
-	rescue_break(&boot, BREAK_MODULES, "modules");
-	watchdog_phase(WD_PHASE_S, "loading modules");
-	modules_load(&boot);    /* 3. modules in dependency order */
-	devices_wait(&boot);    /* 4. media, uevent driven, with deadlines */
-	watchdog_phase(WD_PHASE_S, "preparing a blank writable medium");
-	firstboot(&boot);       /*    a blank writable medium: union.format= */
-	rescue_break(&boot, BREAK_MOUNT, "mount");
-	watchdog_phase(WD_PHASE_S, "building the union");
-	union_build(&boot);     /* 5. layers, writable branch, union */
-	rescue_break(&boot, BREAK_SWITCH, "switch");
-	watchdog_phase(WD_PHASE_S, "handing over to the real init");
-	handoff(&boot);         /* 6.+7. branches to /run/unionroot, free, exec */
+	boot_run(&boot);        /* 3.-7. the plan's steps, one at a time */
 }

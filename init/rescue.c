@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The never-return paths: break points, the rescue shell, union.onfail, and
+/* The never-return paths: break points, the rescue shell, reboot or halt, and
  * the countdown to reboot when nothing else can run. PID 1 never exits. */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,6 @@
 #include "lib/sys.h"
 
 #define SHELL "/bin/sh"
-#define REBOOT_DELAY 10
 
 int rescue_have_shell(void)
 {
@@ -65,7 +64,7 @@ int rescue_shell(const char *why)
 static NORETURN void power(int how, const char *what)
 {
 	sync();
-	for (int left = REBOOT_DELAY; how == RB_AUTOBOOT && left > 0; left--) {
+	for (int left = RESCUE_REBOOT_S; how == RB_AUTOBOOT && left > 0; left--) {
 		char line[48];
 
 		if (strfmt(line, sizeof(line), "unionroot: rebooting in %d s\r", left) == 0)
@@ -80,14 +79,9 @@ static NORETURN void power(int how, const char *what)
 		pause();
 }
 
-/* union.onfail=reboot or halt, or a refused verity layer's the same: said
- * with why, then done. */
-static NORETURN void reboot_or_halt(int halt, const char *why)
+void rescue_power(int halt, const char *what)
 {
-	const char *now = halt ? "powering off" : "rebooting";
-
-	log_err("%s; %s (union.onfail=%s)", why, now, halt ? "halt" : "reboot");
-	power(halt ? RB_POWER_OFF : RB_AUTOBOOT, now);
+	power(halt ? RB_POWER_OFF : RB_AUTOBOOT, what);
 }
 
 void rescue_break(struct boot *b, int phase, const char *name)
@@ -108,68 +102,6 @@ NORETURN void rescue_fatal(struct boot *b, const char *why)
 		IGNORE(rescue_shell(why)); /* whatever the shell did, we reboot next */
 		power(RB_AUTOBOOT, "rescue shell left; rebooting");
 	}
-	log_err("%s; no rescue shell in the initramfs, rebooting in %d s", why, REBOOT_DELAY);
+	log_err("%s; no rescue shell in the initramfs, rebooting in %d s", why, RESCUE_REBOOT_S);
 	power(RB_AUTOBOOT, "rebooting");
-}
-
-/* A refused read-only layer has no stand-in: the boot stops. A rescue shell
- * only when union.onfail=shell asks for it (a root shell is what swapping
- * the image is after), else a reboot, or union.onfail=halt's power off. */
-void rescue_verity(struct boot *b, const char *why)
-{
-	if (b->plan.verity_fail == VFAIL_RESCUE)
-		rescue_fatal(b, why);
-	if (b->plan.verity_fail == VFAIL_HALT || b->cfg.onfail == ONFAIL_REBOOT)
-		reboot_or_halt(b->plan.verity_fail == VFAIL_HALT, why);
-	log_err("%s; rebooting in %d s (union.onfail=shell would open a rescue shell)", why, REBOOT_DELAY);
-	power(RB_AUTOBOOT, "rebooting");
-}
-
-/* union.verity asks for verification the boot cannot give: the top layer is
- * refused by the path and in the words of a wrong root hash. */
-void rescue_verity_refused(struct boot *b)
-{
-	char why[512];
-
-	if (!b->plan.verity_refused[0] || !b->nlower)
-		return;
-	IGNORE(strfmt(why, sizeof(why), "read-only layer 1 %s: verity refused it: %s", b->lower_dev[0],
-		      b->plan.verity_refused)); /* a cut line still names it */
-	rescue_verity(b, why);
-}
-
-
-void onfail(struct boot *b, int step, int err, const char *why)
-{
-	struct plan_facts *f = &b->facts;
-	struct sbuf sb;
-
-	if (step == STEP_TMPFS) {
-		f->tmpfs_errno = err;
-	} else {
-		f->failed_step = step;
-		f->failed_errno = err;
-		sbuf_init(&sb, f->upper_failed, sizeof(f->upper_failed));
-		sbuf_add(&sb, why); /* for the plan; a cut reason still says the branch failed */
-	}
-	plan_build(f, &b->plan);
-	if (b->plan.upper_kind == UPPER_NONE && b->plan.backend == PLAN_READONLY) {
-		log_err("%s; booting read-only", why);
-		return;
-	}
-	image_release_upper(b); /* before a shell: the user may mend the stick */
-	switch (b->plan.fallback) {
-	case FALLBACK_SHELL:
-		if (rescue_shell(why) < 0)
-			log_err("%s; no rescue shell in the initramfs (union.onfail=shell)", why);
-		break;
-	case FALLBACK_REBOOT:
-	case FALLBACK_HALT:
-		reboot_or_halt(b->plan.fallback == FALLBACK_HALT, why);
-	default:
-		break;
-	}
-	log_err("%s; booting with a volatile writable branch in RAM (union.onfail=%s)", why,
-		config_onfail_name(b->plan.fallback));
-	result_branch(b, OUTCOME_FALLBACK, why, err);
 }

@@ -77,7 +77,7 @@ void status_write(struct boot *b)
 				      sizeof(driver[i]));
 	}
 	if (b->upper_kind == UPPER_DEVICE) {
-		IGNORE(spec_format(&b->upper, spec[SPEC_LIST_MAX], sizeof(spec[SPEC_LIST_MAX]))); /* cut is fine here */
+		IGNORE(spec_format(&b->cfg.upper_spec, spec[SPEC_LIST_MAX], sizeof(spec[SPEC_LIST_MAX]))); /* cut is fine here */
 		rs.upper_kind = RUNSTATE_UPPER_DEVICE;
 		rs.upper_spec = spec[SPEC_LIST_MAX];
 		rs.upper_dev = b->upper_dev;
@@ -122,9 +122,8 @@ void status_write(struct boot *b)
 	dir = open(RUNDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0 || sys_write_file_atomic(dir, RUN_STATUS_NAME, text, sb.len, 0644) < 0)
 		log_err("writing %s failed; 'unionroot status' will know less", RUN_STATUS);
-	/* the plan from every fact the boot learnt: what `unionroot plan` with
-	 * this command line would have printed */
-	plan_build(&b->facts, &b->plan);
+	/* the plan from every fact the boot learnt (init/run.c built it last):
+	 * what `unionroot plan` with this command line would have printed */
 	if (plan_format(&b->plan, text, sizeof(text)) < 0)
 		log_warn("the plan is longer than %zu bytes; %s is cut", sizeof(text), RUN_PLAN);
 	if (dir < 0 || sys_write_file_atomic(dir, RUN_PLAN_NAME, text, strlen(text), 0644) < 0)

@@ -13,17 +13,18 @@
 
 #include "boot.h"
 #include "branch/branch.h"
+#include "branch/identity.h"
+#include "branch/reset.h"
 #include "copyup/copyup.h"
 #include "lib/filesave.h"
-#include "branch/identity.h"
 #include "lib/log.h"
-#include "overlay/overlay.h"
-#include "branch/reset.h"
 #include "lib/resolve.h"
 #include "lib/rmtree.h"
 #include "lib/sbuf.h"
 #include "lib/strnum.h"
 #include "lib/sys.h"
+#include "overlay/overlay.h"
+#include "steps.h"
 
 #define LOWER0 RUNDIR "/lower/0"
 #define MODULE_INIT_COMPRESSED 4 /* MODULE_INIT_COMPRESSED_FILE, 5.17 */
@@ -56,15 +57,10 @@ static void overlay_from_image(void)
 		log_note("overlayfs: loaded the image's own module %s", path);
 }
 
-/* The kernel's offer, a fact for the plan: gathered once, the initramfs'
- * module first, then (unless copy-up is asked for anyway) the image's. */
-static void gather_overlay(struct boot *b)
+/* The kernel's offer, a fact for the plan: the initramfs' module first,
+ * then (unless copy-up is asked for anyway) the image's. */
+void step_probe_overlay(struct boot *b)
 {
-	static int done;
-
-	if (done)
-		return;
-	done = 1;
 	modules_for_fs(b, "overlay");
 	b->facts.have_overlay = overlay_in_kernel();
 	if (!b->facts.have_overlay && b->cfg.mode != MODE_COPYUP) {
@@ -73,43 +69,20 @@ static void gather_overlay(struct boot *b)
 	}
 }
 
-/* The plan's answer where copy-up is needed in a build without it: the
- * device cannot serve, a failure like any other (the plan falls to
- * union.onfail); with no overlayfs even that root is the read-only layer
- * alone. */
-static void without_copyup(struct boot *b)
+/* Copy-up is needed where the build has none, and even union.onfail's
+ * branch needs it: the root is the read-only layer alone. */
+void step_no_copyup(struct boot *b)
 {
-	char why[PLAN_WHY_MAX];
-
-	if (b->plan.upper_needs_copyup) {
-		IGNORE(strfmt(why, sizeof(why), PLAN_NEEDS_COPYUP,
-			      b->upper_dev[0] ? b->upper_dev : b->cfg.upper, b->plan.copyup_missing)); /* may cut */
-		onfail(b, STEP_COPYUP, -EOPNOTSUPP, why);
-	}
-	if (b->plan.backend == PLAN_READONLY && b->plan.upper_kind != UPPER_NONE) {
-		log_err("union backend: copy-up is needed (%s), and this build has none; booting the read-only layer without a writable branch",
-			b->plan.copyup_missing);
-		result_branch(b, OUTCOME_NO_COPYUP, NULL, 0);
-	}
+	log_err("union backend: copy-up is needed (%s), and this build has none; booting the read-only layer without a writable branch",
+		b->plan.copyup_missing);
+	result_branch(b, OUTCOME_NO_COPYUP, NULL, 0);
 }
 
-void copyup_choose(struct boot *b)
+/* The plan's copy-up backend said, once, as the branch is made. */
+static void say_copyup(struct boot *b)
 {
-	const char *why;
+	const char *why = b->plan.backend_why;
 
-	if (b->plan.upper_kind == UPPER_NONE || b->nlower == 0)
-		return;
-	gather_overlay(b);
-	b->facts.upper_dev = b->upper_released ? "" : b->upper_dev;
-	b->facts.upper_type = b->upper_type;
-	if (b->facts.upper_dev[0])
-		b->facts.upper_present = PRESENT_YES;
-	plan_build(&b->facts, &b->plan);
-	if (b->plan.copyup_missing)
-		without_copyup(b);
-	if (b->plan.backend != PLAN_COPYUP)
-		return;
-	why = b->plan.backend_why;
 	if (b->cfg.mode == MODE_COPYUP)
 		log_info("union backend: copy-up (%s)", why);
 	else
@@ -119,13 +92,11 @@ void copyup_choose(struct boot *b)
 		log_warn("copy-up uses read-only layer 1 only; layers 2-%u are not part of the root", b->nlower);
 }
 
-int copyup_take_reset(struct boot *b, int rw, int reset)
+static int take_reset(struct boot *b, int rw, int reset)
 {
 	struct stat st;
 	int state, keep_unsupported = 0;
 
-	if (b->plan.backend != PLAN_COPYUP)
-		return reset;
 	state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (state < 0)
 		return 0; /* nothing was ever copied: the first copy is a factory state */
@@ -150,6 +121,14 @@ int copyup_take_reset(struct boot *b, int rw, int reset)
 	if (b->copyup_reset && (keep_unsupported || reset == RESET_FACTORY_KEEPLIST))
 		log_warn("factory reset in copy-up mode: keep paths are not supported there yet; restoring the whole factory tree");
 	return 0;
+}
+
+/* copy-up restores the factory tree itself, only what differs: a pending
+ * reset becomes its marker and upper/ stays where it is. */
+void step_take_reset(struct boot *b)
+{
+	say_copyup(b);
+	IGNORE(take_reset(b, b->rw, b->plan.decided.reset_mode)); /* said when it matters */
 }
 
 /* Copies, merges or restores the tree at src into upper/ of rw; then says
@@ -212,20 +191,27 @@ static int copyup_fill(struct boot *b, int rw, const char *src, const char *then
 	return 0;
 }
 
-int copyup_saved(struct boot *b, int rw)
+/* union.session=volatile under copy-up: the saved branch is merged or
+ * restored before it is kept read-only for the session. */
+void step_session_copy(struct boot *b)
 {
-	int rc = copyup_fill(b, rw, LOWER0, "the kiosk session starts from the image");
-
+	b->session_copy_failed = copyup_fill(b, b->rw, LOWER0, "the kiosk session starts from the image") < 0;
 	b->copyup_reset = 0; /* done on the saved branch: the session copies it */
-	return rc;
 }
 
-int copyup_root(struct boot *b, int rw)
+/* Copies, merges or restores into upper/ of the branch and binds it to
+ * /newroot: 0, or -errno (said; the root is then the read-only layer). */
+int step_copyup(struct boot *b)
 {
 	/* in copy-up mode the saved upper/ is a whole root, not a layer */
-	int rc = copyup_fill(b, rw, b->session_layer ? SAVEDIR "/" BRANCH_UPPER : LOWER0,
-			     "booting the read-only layer without it");
+	int rc;
 
+	if (!(b->facts.done >> RUN_TAKE_RESET & 1))
+		say_copyup(b); /* a device said it when it took its reset over */
+	b->root_flags = b->upper_released ? 0 : b->upper_flags;
+	rc = copyup_fill(b, b->rw, b->session_layer ? SAVEDIR "/" BRANCH_UPPER : LOWER0,
+			 "booting the read-only layer without it");
+	step_close_branch(b);
 	if (rc < 0)
 		return rc;
 	rc = sys_mount(RWDIR "/" BRANCH_UPPER, NEWROOT, NULL, MS_BIND, NULL);
@@ -233,8 +219,12 @@ int copyup_root(struct boot *b, int rw)
 	if (rc == 0)
 		rc = sys_remount(NEWROOT, MS_BIND | b->root_flags | (b->cfg.rorw == RORW_RO ? MS_RDONLY : 0),
 				 MS_NODEV | MS_NOSUID);
-	if (rc < 0)
+	if (rc < 0) {
 		log_err("copy-up: binding %s/upper to %s failed: %s; booting the read-only layer",
 			RWDIR, NEWROOT, strerror(-rc));
-	return rc;
+		return rc;
+	}
+	IGNORE(strfmt(b->copyup_text, sizeof(b->copyup_text), "copyup (%s)", b->plan.backend_why)); /* fits */
+	b->backend = b->copyup_text;
+	return 0;
 }

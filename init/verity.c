@@ -116,21 +116,21 @@ static int setup(struct boot *b, struct vdev *v, unsigned n, char *node, size_t 
 	return rc;
 }
 
-static void one_layer(struct boot *b, unsigned i, const struct verity_arg *a)
+static int one_layer(struct boot *b, unsigned i, const struct verity_arg *a, char *why, size_t cap)
 {
 	struct vdev v = { .a = a, .data = b->lower_dev[i], .hash = a->hashdev[0] ? a->hashdev : b->lower_dev[i] };
-	char node[48], why[512];
+	char node[48];
 	int rc;
 
 	if (b->pivot) {
-		IGNORE(strfmt(why, sizeof(why), "read-only layer %u: verity needs an initramfs (the kernel mounted the root unverified)", i + 1));
-		rescue_verity(b, why);
+		IGNORE(strfmt(why, cap, "read-only layer %u: verity needs an initramfs (the kernel mounted the root unverified)", i + 1));
+		return -EPERM;
 	}
 	rc = setup(b, &v, i + 1, node, sizeof(node));
 	if (rc < 0) {
-		IGNORE(strfmt(why, sizeof(why), "read-only layer %u %s: verity refused it: %s (%s)", i + 1,
+		IGNORE(strfmt(why, cap, "read-only layer %u %s: verity refused it: %s (%s)", i + 1,
 			      b->lower_dev[i], v.why, strerror(-rc))); /* a cut line still names it */
-		rescue_verity(b, why);
+		return rc;
 	}
 	IGNORE(strfmt(b->lower_verity[i], sizeof(b->lower_verity[i]),
 		      "verified, root hash %s, %s over %s (hash tree on %s at byte %llu; a bad block read: %s)",
@@ -138,18 +138,21 @@ static void one_layer(struct boot *b, unsigned i, const struct verity_arg *a)
 		      verity_onerror_name(b->cfg.verity_onerror))); /* a cut status line is fine */
 	log_info("read-only layer %u: %s verified by dm-verity as %s", i + 1, b->lower_dev[i], node);
 	IGNORE(strcopy(b->lower_dev[i], sizeof(b->lower_dev[i]), node)); /* 48 bytes both */
+	return 0;
 }
 
-void verity_layers(struct boot *b)
+int verity_layers(struct boot *b, char *why, size_t cap)
 {
-	rescue_verity_refused(b);
+	int rc = 0;
+
 	if (!b->plan.nverity)
-		return;
+		return 0;
 	modules_by_name("dm-verity");
-	for (unsigned i = 0; i < b->nlower; i++) {
+	for (unsigned i = 0; rc == 0 && i < b->nlower; i++) {
 		const struct verity_arg *a = plan_verity(&b->plan, i + 1);
 
 		if (a)
-			one_layer(b, i, a);
+			rc = one_layer(b, i, a, why, cap);
 	}
+	return rc;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Step 5's writable branch, carried out as the plan says: the device (with
- * its control state, reset, failsafe and kiosk session) or a tmpfs. A step
- * that fails is a fact for onfail(), which decides the plan again. */
+/* Step 5's writable branch, a step for each row of the plan: the device
+ * (mounted, its control state read, failsafe, reset and layout, the kiosk
+ * session) or a tmpfs, at RWDIR with its top open in b->rw. A step that
+ * fails says why; what follows is the plan's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -13,15 +14,14 @@
 #include "branch/branch.h"
 #include "branch/crashpoint.h"
 #include "branch/identity.h"
-#include "lib/log.h"
-#include "copyup/manifest.h"
-#include "media/media.h"
 #include "branch/reset.h"
-#include "lib/sbuf.h"
 #include "branch/state.h"
+#include "copyup/manifest.h"
+#include "lib/log.h"
+#include "lib/sbuf.h"
 #include "lib/sys.h"
-
-static const char *const *lower_paths; /* the mounted read-only layers, for a reset */
+#include "media/media.h"
+#include "steps.h"
 
 
 /* The layer's identity for upgrade detection; unknown identities switch the
@@ -83,14 +83,12 @@ static void go_failsafe(struct boot *b, const char *dev, unsigned boots)
 	result_branch(b, OUTCOME_FAILSAFE, NULL, 0);
 }
 
-/* Control state: boot counter and layer identities decide failsafe and the
- * upgrade policy; a reset asked for wins over failsafe (the way out of a
- * failsafe loop). 1 when this boot goes failsafe. */
-static int control_state(struct boot *b, int rw, struct reset_env *env, struct ur_state *next)
+/* The control state and the layers' identities: facts, for the plan's
+ * failsafe, reset and upgrade. */
+void step_read_state(struct boot *b)
 {
-	static struct ur_state saved, now;
-	struct boot_decision d;
-	int rc = state_load(rw, &saved);
+	struct plan_facts *f = &b->facts;
+	int rc = state_load(b->rw, &f->saved);
 
 	if (rc < 0)
 		log_err("control state .unionroot/%s on %s is %s; starting it afresh (boot counter 0, no layer identity known)",
@@ -100,55 +98,42 @@ static int control_state(struct boot *b, int rw, struct reset_env *env, struct u
 	b->nlower_id = b->nlower;
 	for (unsigned i = 0; i < b->nlower && b->nlower_id; i++)
 		lower_identity(b, i);
-	state_clear(&now);
-	now.nlower = b->nlower_id;
+	state_clear(&f->now);
+	f->now.nlower = b->nlower_id;
 	for (unsigned i = 0; i < b->nlower_id && i < STATE_LOWER_MAX; i++)
-		memcpy(now.lower[i], b->lower_id[i], sizeof(now.lower[i]));
-	b->facts.state_known = 1;
-	b->facts.state_rc = rc;
-	b->facts.saved = saved;
-	b->facts.now = now;
-	b->facts.reset_request = branch_reset_pending(rw);
-	plan_build(&b->facts, &b->plan);
-	d = b->plan.decided;
-	if (d.failsafe) {
-		b->boots = saved.boots;
-		go_failsafe(b, b->upper_dev, saved.boots);
-		return 1;
-	}
-	b->lower_changed = d.upgraded;
-	if (d.upgraded) {
-		static const char *const policy[] = { "keep", "reset", "keeplist" };
-
-		IGNORE(strfmt(b->upgrade, sizeof(b->upgrade), "read-only layer changed; union.upgrade=%s: %s",
-			      policy[b->cfg.upgrade],
-			      d.reset_mode == RESET_FACTORY ? "factory reset" :
-			      d.reset_mode == RESET_FACTORY_KEEPLIST ? "factory reset keeping the keep list" :
-			      "user changes stay on top of the new image")); /* fits */
-		log_note("%s", b->upgrade);
-	}
-	env->mode = d.reset_mode;
-	*next = d.next;
-	b->boots = d.next.boots;
-	return 0;
+		memcpy(f->now.lower[i], b->lower_id[i], sizeof(f->now.lower[i]));
+	f->state_known = 1;
+	f->state_rc = rc;
+	f->reset_request = branch_reset_pending(b->rw);
 }
 
+/* The plan's failsafe: the persistent branch leaves the way untouched,
+ * read-only, under SAVEDIR; a tmpfs takes its place. */
+void step_failsafe(struct boot *b)
+{
+	b->boots = b->facts.saved.boots;
+	step_close_branch(b);
+	go_failsafe(b, b->upper_dev, b->facts.saved.boots);
+}
 
 /* The plan's kiosk session (union.session=volatile): what the admin saved becomes the top
  * read-only layer, a tmpfs takes this session's changes. The reset, the
  * boot counter and upgrades were applied to the saved branch first. In
  * copy-up mode the tmpfs takes a copy of the saved root instead (usable: the
  * saved branch holds a whole root). */
-static void go_session(struct boot *b, int usable)
+void step_session(struct boot *b)
 {
-	int saved = keep_saved(b->upper_dev, "kiosk session") == 0 && usable;
+	int saved;
+
+	step_close_branch(b);
+	saved = keep_saved(b->upper_dev, "kiosk session") == 0 && !b->session_copy_failed;
 
 	b->session_layer = saved;
 	result_branch(b, OUTCOME_SESSION, saved ? b->upper_dev : NULL, 0);
 	log_note("kiosk session: %s; nothing of this boot persists", b->upper_state);
 }
 
-static int mount_tmpfs_upper(struct boot *b, char *why)
+static int mount_tmpfs_upper(struct boot *b, char *why, size_t cap)
 {
 	char opts[64];
 	int rc;
@@ -160,7 +145,7 @@ static int mount_tmpfs_upper(struct boot *b, char *why)
 	if (rc == 0)
 		rc = sys_mount("tmpfs", RWDIR, "tmpfs", MS_NOSUID | MS_NODEV, opts);
 	if (rc < 0)
-		IGNORE(strfmt(why, PLAN_WHY_MAX, "mounting a tmpfs writable branch failed: %s",
+		IGNORE(strfmt(why, cap, "mounting a tmpfs writable branch failed: %s",
 			      strerror(-rc))); /* fits */
 	result_branch(b, OUTCOME_VOLATILE, NULL, 0);
 	return rc;
@@ -233,29 +218,35 @@ static int lay_out(struct boot *b, int rw, const struct reset_env *env, char *wh
 	return 0;
 }
 
-/* The plan's volatile branch: an fd of its top, or -errno after onfail
- * (the plan then has no writable branch). */
-static int tmpfs_branch(struct boot *b)
+/* The plan's volatile branch, laid out: 0, or -errno with why (nothing of
+ * it stays mounted). */
+int step_tmpfs(struct boot *b, struct step_out *o)
 {
-	struct reset_env env = { RESET_NONE, lower_paths, b->nlower, crashpoint_hit, say_log, NULL };
-	char why[PLAN_WHY_MAX];
-	int rw, rc = mount_tmpfs_upper(b, why);
+	struct reset_env env = { RESET_NONE, b->lower_paths, b->nlower, crashpoint_hit, say_log, NULL };
+	int rc = sys_mkdir_p(RWDIR, 0755);
 
+	o->step = STEP_TMPFS;
 	if (rc < 0) {
-		onfail(b, STEP_TMPFS, rc, why);
+		IGNORE(strfmt(o->why, sizeof(o->why), "making %s failed: %s", RWDIR, strerror(-rc)));
+		b->upper_kind = UPPER_NONE;
 		return rc;
 	}
-	rw = open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	rc = rw < 0 ? failed(b, "opening", -errno, why, sizeof(why)) :
-		      lay_out(b, rw, &env, why, sizeof(why));
+	rc = mount_tmpfs_upper(b, o->why, sizeof(o->why));
 	if (rc < 0) {
-		if (rw >= 0)
-			close(rw);
+		b->upper_kind = UPPER_NONE;
+		return rc;
+	}
+	b->rw = open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rc = b->rw < 0 ? failed(b, "opening", -errno, o->why, sizeof(o->why)) :
+			 lay_out(b, b->rw, &env, o->why, sizeof(o->why));
+	if (rc < 0) {
+		step_close_branch(b);
 		union_detach(RWDIR);
-		onfail(b, STEP_TMPFS, rc, why);
+		b->upper_kind = UPPER_NONE;
 		return rc;
 	}
-	return rw;
+	b->upper_kind = UPPER_TMPFS;
+	return 0;
 }
 
 /* Checks and mounts the plan's device at RWDIR: 0, or -errno with why and
@@ -320,92 +311,72 @@ static int device_open(struct boot *b, const char *type, char *why, size_t cap, 
 	return rw;
 }
 
-/* The plan's persistent branch: mounted, its control state read (a fact:
- * the plan may now say failsafe), reset and laid out; the kiosk session's
- * tmpfs goes on top. An fd of the top, or -errno after onfail. */
-static int device_branch(struct boot *b)
+/* The plan's device, checked, mounted and open in b->rw: 0, or -errno with
+ * why and the step that failed (nothing of it mounted). */
+int step_mount_branch(struct boot *b, struct step_out *o)
 {
-	const char *type = b->cfg.upperfs[0] ? b->cfg.upperfs : b->upper_type;
-	struct reset_env env = { RESET_NONE, lower_paths, b->nlower, crashpoint_hit, say_log, NULL };
-	static struct ur_state next;
-	char why[256];
-	int step, rw, rc;
+	const char *type = plan_upper_fs(&b->plan);
+	int rc = sys_mkdir_p(RWDIR, 0755);
 
-	state_clear(&next);
-	rc = device_mount(b, type, why, sizeof(why), &step);
-	rw = rc < 0 ? rc : device_open(b, type, why, sizeof(why), &step);
-	if (rw < 0) {
-		onfail(b, step, rw, why);
-		return rw;
-	}
-	room_at_mount(b, rw);
-	if (control_state(b, rw, &env, &next) == 1) {
-		close(rw);
-		return tmpfs_branch(b);
-	}
-	if (b->plan.backend == PLAN_COPYUP) {
-		/* copy-up restores the factory tree itself, only what differs: the
-		 * request becomes its marker and upper/ stays where it is */
-		IGNORE(copyup_take_reset(b, rw, env.mode)); /* 0 in copy-up mode */
-		env.mode = RESET_NONE;
-	}
-	rc = lay_out(b, rw, &env, why, sizeof(why));
-	if (rc < 0) {
-		close(rw);
-		union_detach(RWDIR);
-		onfail(b, STEP_LAYOUT, rc, why);
+	o->step = STEP_MOUNT;
+	if (rc < 0)
+		return failed(b, "making " RWDIR, rc, o->why, sizeof(o->why));
+	rc = device_mount(b, type, o->why, sizeof(o->why), &o->step);
+	rc = rc < 0 ? rc : device_open(b, type, o->why, sizeof(o->why), &o->step);
+	if (rc < 0)
 		return rc;
+	b->rw = rc;
+	room_at_mount(b, b->rw);
+	return 0;
+}
+
+/* upper/, work/ and .unionroot/ with the plan's reset (copy-up restores
+ * itself: its reset was taken over): 0, or -errno with why, unmounted. */
+int step_layout(struct boot *b, struct step_out *o)
+{
+	struct reset_env env = { RESET_NONE, b->lower_paths, b->nlower, crashpoint_hit, say_log, NULL };
+	const struct boot_decision *d = &b->plan.decided;
+	int rc;
+
+	b->lower_changed = d->upgraded;
+	if (d->upgraded) {
+		static const char *const policy[] = { "keep", "reset", "keeplist" };
+
+		IGNORE(strfmt(b->upgrade, sizeof(b->upgrade), "read-only layer changed; union.upgrade=%s: %s",
+			      policy[b->cfg.upgrade],
+			      d->reset_mode == RESET_FACTORY ? "factory reset" :
+			      d->reset_mode == RESET_FACTORY_KEEPLIST ? "factory reset keeping the keep list" :
+			      "user changes stay on top of the new image")); /* fits */
+		log_note("%s", b->upgrade);
 	}
-	rc = state_save(rw, &next);
+	b->boots = d->next.boots;
+	if (b->plan.backend != PLAN_COPYUP)
+		env.mode = d->reset_mode;
+	o->step = STEP_LAYOUT;
+	rc = lay_out(b, b->rw, &env, o->why, sizeof(o->why));
+	if (rc < 0) {
+		step_close_branch(b);
+		union_detach(RWDIR);
+	}
+	return rc;
+}
+
+/* The next control state: a failure costs this boot its count. */
+void step_save_state(struct boot *b)
+{
+	int rc = state_save(b->rw, &b->plan.decided.next);
+
 	if (rc < 0)
 		log_err("saving the control state on %s failed: %s; boot counting and upgrade detection miss this boot",
 			b->upper_dev, strerror(-rc));
-	result_branch(b, OUTCOME_PERSISTENT, type, 0);
-	room_after_boot(b, rw);
-	if (!b->plan.kiosk)
-		return rw;
-	rc = b->plan.backend != PLAN_COPYUP || copyup_saved(b, rw) == 0;
-	close(rw);
-	go_session(b, rc);
-	return tmpfs_branch(b);
+	result_branch(b, OUTCOME_PERSISTENT, plan_upper_fs(&b->plan), 0);
+	room_after_boot(b, b->rw);
+	b->upper_kind = UPPER_DEVICE;
 }
 
-static int has_branch(const struct plan *p)
+void step_close_branch(struct boot *b)
 {
-	return p->upper_kind != UPPER_NONE && p->backend != PLAN_READONLY;
-}
-
-int writable_branch(struct boot *b, const char *const *lowers)
-{
-	int rw = sys_mkdir_p(RWDIR, 0755), again = rw == 0;
-
-	lower_paths = lowers;
-	if (rw == 0)
-		rw = -ENOENT; /* when the plan has no branch */
-	if (b->plan.upper_failed && b->facts.failed_step == STEP_NONE && !b->plan.upper_needs_copyup) {
-		/* the plan fell back on the probe alone: said as a failed mount;
-		 * on raw flash the build lacks: as a device not found */
-		char why[PLAN_WHY_MAX];
-
-		if (PLAN_NO_FLASH && b->plan.upper_no_flash) {
-			IGNORE(strfmt(why, sizeof(why), PLAN_NEEDS_FLASH, "writable branch",
-				      b->cfg.upper)); /* may cut */
-			onfail(b, STEP_FIND, -EOPNOTSUPP, why);
-		} else {
-			IGNORE(strfmt(why, sizeof(why), "writable branch %s holds no known file system",
-				      b->upper_dev)); /* fits */
-			onfail(b, STEP_MOUNT, -EMEDIUMTYPE, why);
-		}
-	}
-	while (again && has_branch(&b->plan)) {
-		int kind = b->plan.upper_kind;
-
-		rw = kind == UPPER_DEVICE ? device_branch(b) : tmpfs_branch(b);
-		/* a failure is a fact that moved the plan on: carry out the new one */
-		again = rw < 0 && b->plan.upper_kind != kind;
-	}
-	/* what was carried out: a kiosk's or failsafe's top is the tmpfs */
-	b->upper_kind = rw < 0 ? UPPER_NONE :
-			b->plan.upper_kind == UPPER_DEVICE && !b->plan.kiosk ? UPPER_DEVICE : UPPER_TMPFS;
-	return rw;
+	if (b->rw >= 0)
+		close(b->rw);
+	b->rw = -1;
 }

@@ -247,6 +247,7 @@ static int check_one(const struct golden *g, unsigned left_out, int step, int tm
 	config_apply_text(&c, buf, 0, no_err, NULL);
 	memset(&f, 0, sizeof(f));
 	f.cfg = &c;
+	f.done = PLAN_GATHERED;
 	f.upper_present = g->present;
 	f.upper_dev = g->present == PRESENT_YES ? "/dev/vdb" : "";
 	f.upper_type = g->type;
@@ -263,7 +264,7 @@ static int check_one(const struct golden *g, unsigned left_out, int step, int tm
 	f.failed_step = step;
 	f.tmpfs_errno = tmpfs_errno;
 	plan_build(&f, &p);
-	if (plan_format(&p, text, sizeof(text)) < 0)
+	if (plan_format_decisions(&p, text, sizeof(text)) < 0)
 		snprintf(text, sizeof(text), "(longer than %d bytes)\n", PLAN_TEXT_MAX);
 	if (strcmp(text, g->expected) == 0)
 		return 0;

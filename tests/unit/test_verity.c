@@ -189,6 +189,15 @@ static void bad_union_verity_values_are_named(void)
 	}
 }
 
+/* The board's words, applied as /etc/unionroot.conf is. */
+static void apply(struct config *c, const char *text)
+{
+	char buf[256];
+
+	IGNORE(strcopy(buf, sizeof(buf), text));
+	config_apply_text(c, buf, 1, NULL, NULL);
+}
+
 static void plan_names_what_is_verified(void)
 {
 	struct config c;
@@ -197,8 +206,7 @@ static void plan_names_what_is_verified(void)
 	static char text[PLAN_TEXT_MAX];
 
 	config_defaults(&c);
-	memcpy(c.lower, "LABEL=a,LABEL=b", 16);
-	memcpy(c.verity, "2:abcd", 7);
+	apply(&c, "union.lower=LABEL=a,LABEL=b union.verity=2:abcd");
 	c.onfail = ONFAIL_HALT;
 	memset(&f, 0, sizeof(f));
 	f.cfg = &c;
@@ -219,7 +227,7 @@ static void plan_names_what_is_verified(void)
 	plan_build(&f, &p);
 	CHECK_INT(p.verity_fail, VFAIL_RESCUE);
 	/* a layer the boot does not have: every layer is refused */
-	memcpy(c.verity, "2:abcd,3:abcd", 14);
+	apply(&c, "union.verity=2:abcd,3:abcd");
 	plan_build(&f, &p);
 	CHECK_INT(p.nverity, 0);
 	CHECK_STR(p.verity_refused, "union.verity names read-only layer 3, and the boot has 2");
@@ -246,7 +254,7 @@ static void a_refused_value_refuses_the_layers(void)
 		char line[128];
 
 		config_defaults(&c);
-		memcpy(c.lower, "/dev/vda", 9);
+		apply(&c, "union.lower=/dev/vda");
 		IGNORE(strcopy(line, sizeof(line), bad[i]));
 		config_apply_text(&c, line, 0, NULL, NULL);
 		memset(&f, 0, sizeof(f));

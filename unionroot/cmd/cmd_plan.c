@@ -243,24 +243,19 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 		out("%-16s copied to RAM first (union.toram); the medium can then be removed\n", "");
 }
 
-static void print_spec(const char *role, const char *text, const struct config *c, int upper)
+static void print_spec(const char *role, const struct spec *s, const struct config *c, int upper)
 {
-	struct spec s;
-	char why[CFG_ERR_MAX], canon[SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX];
+	char canon[SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX];
 
-	if (spec_parse(text, &s, why, sizeof(why)) < 0) {
-		out("%-16s %s: %s\n", role, text, why);
-		return;
-	}
-	if (spec_format(&s, canon, sizeof(canon)) < 0)
+	if (spec_format(s, canon, sizeof(canon)) < 0)
 		IGNORE(strcopy(canon, sizeof(canon), "(too long to show)"));
-	out("%-16s %s (by %s", role, canon, spec_kind_name(s.kind));
-	for (unsigned i = 0; i < s.npaths; i++)
-		out(", image %s", s.paths[i]);
-	if (s.deadline >= 0)
-		out(", wait %d s", s.deadline);
+	out("%-16s %s (by %s", role, canon, spec_kind_name(s->kind));
+	for (unsigned i = 0; i < s->npaths; i++)
+		out(", image %s", s->paths[i]);
+	if (s->deadline >= 0)
+		out(", wait %d s", s->deadline);
 	out(")\n");
-	print_resolution(&s, c, upper);
+	print_resolution(s, c, upper);
 }
 
 /* The kernel's overlayfs now, or a module for it in the root (the image):
@@ -304,52 +299,50 @@ static void branch_facts(struct plan_facts *f, const char *dev)
 
 /* The read-only layers' identities now, as the boot reads them; unknown
  * (nlower 0) when a layer is an image file, auto, or not present. */
-static void identity_facts(struct plan_facts *f, const struct config *c, const char *lowers)
+static void identity_facts(struct plan_facts *f, const struct config *c)
 {
 	const struct blkdev *waiting;
-	static struct spec s[SPEC_LIST_MAX];
-	char why[CFG_ERR_MAX], dev[DEVNODE_MAX], type[FSTYPE_MAX];
-	unsigned count;
-	int n = spec_list_parse(lowers, s, SPEC_LIST_MAX, why, sizeof(why));
+	char dev[DEVNODE_MAX], type[FSTYPE_MAX];
+	unsigned count, n;
+	const struct spec *s = config_layers(c, &n);
 
 	state_clear(&f->now);
-	for (int i = 0; i < n && i < STATE_LOWER_MAX; i++) {
+	for (unsigned i = 0; i < n && i < STATE_LOWER_MAX; i++) {
 		if (s[i].npaths || s[i].kind == SPEC_AUTO || !find_dev(&s[i], c, 0, dev, type, &count, &waiting) ||
 		    identity_path(dev, f->now.lower[i], sizeof(f->now.lower[i])) < 0) {
 			state_clear(&f->now);
 			return;
 		}
-		f->now.nlower = (unsigned)i + 1;
+		f->now.nlower = i + 1;
 	}
 }
 
 /* The facts of now through the boot's own decision: the same text. */
 static int print_plan(const struct config *c)
 {
-	struct plan_facts f = { .cfg = c, .no_copyup = PLAN_NO_COPYUP, .no_verity = PLAN_NO_VERITY,
+	struct plan_facts f = { .cfg = c, .done = PLAN_GATHERED, .no_copyup = PLAN_NO_COPYUP, .no_verity = PLAN_NO_VERITY,
 				.no_flash = PLAN_NO_FLASH };
 	struct plan p;
 	static char text[PLAN_TEXT_MAX];
 	static char dev[DEVNODE_MAX], type[FSTYPE_MAX];
-	char why[CFG_ERR_MAX];
 	const struct blkdev *waiting;
-	struct spec s;
 	unsigned count;
 
 	kernel_facts(&f);
 	f.upper_dev = dev;
 	f.upper_type = type;
-	if (spec_parse(c->upper, &s, why, sizeof(why)) == 0) {
-		f.upper_present = find_dev(&s, c, 1, dev, type, &count, &waiting) ? PRESENT_YES : PRESENT_NO;
+	if (c->upper_is_spec) {
+		f.upper_present = find_dev(&c->upper_spec, c, 1, dev, type, &count, &waiting) ? PRESENT_YES :
+											      PRESENT_NO;
 		/* a missing UBI volume is made at boot from union.ubi='s free space */
-		if (f.upper_present == PRESENT_NO && s.kind == SPEC_UBI && c->ubi[0])
+		if (f.upper_present == PRESENT_NO && c->upper_spec.kind == SPEC_UBI && c->ubi[0])
 			f.upper_present = PRESENT_UNKNOWN;
 		if (f.upper_present == PRESENT_YES)
 			branch_facts(&f, dev);
 	}
 	plan_build(&f, &p);
 	if (p.upper_kind == UPPER_DEVICE && f.state_known)
-		identity_facts(&f, c, p.lowers);
+		identity_facts(&f, c);
 	plan_build(&f, &p);
 	if (plan_format(&p, text, sizeof(text)) < 0) {
 		out_err("unionroot plan: the plan is longer than %zu bytes\n", sizeof(text));
@@ -361,7 +354,7 @@ static int print_plan(const struct config *c)
 
 int cmd_plan(int argc, char **argv)
 {
-	static char conf[4097], cmdline[4097], list[1024];
+	static char conf[4097], cmdline[4097];
 	static const char *const conf_paths[] = { RUN_CONF, "/etc/unionroot.conf" };
 	struct config c;
 	struct sbuf sb;
@@ -389,27 +382,21 @@ int cmd_plan(int argc, char **argv)
 	print_devices();
 	print_left();
 
-	if (c.lower[0]) {
-		char *p = list;
+	{
+		unsigned n;
+		const struct spec *layers = config_layers(&c, &n);
 
-		IGNORE(strcopy(list, sizeof(list), c.lower)); /* same size as c.lower */
-		for (unsigned n = 1; p; n++) {
-			char *comma = strchr(p, ',');
+		for (unsigned i = 0; i < n; i++) {
 			char role[32];
 
-			if (comma)
-				*comma = '\0';
-			IGNORE(strfmt(role, sizeof(role), "read-only %u", n)); /* fits */
-			print_spec(role, p, &c, 0);
-			p = comma ? comma + 1 : NULL;
+			IGNORE(strfmt(role, sizeof(role), "read-only %u", i + 1)); /* fits */
+			print_spec(role, &layers[i], &c, 0);
 		}
-	} else if (c.root[0]) {
-		print_spec("read-only 1", c.root, &c, 0);
-	} else {
-		out("%-16s none configured: the boot would stop here\n", "read-only");
+		if (!n)
+			out("%-16s none configured: the boot would stop here\n", "read-only");
 	}
-	if (c.upper[0] && strcmp(c.upper, "tmpfs") != 0 && strcmp(c.upper, "none") != 0)
-		print_spec("writable", c.upper, &c, 1);
+	if (c.upper_is_spec)
+		print_spec("writable", &c.upper_spec, &c, 1);
 	{
 		char opts[512];
 		const char *lowers[] = { RUN_LOWER0 };

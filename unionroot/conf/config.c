@@ -10,7 +10,9 @@
 #include "conf/cmdline.h"
 #include "conf/spec.h"
 #include "conf/verity_arg.h"
+#include "config_values.h"
 #include "lib/sbuf.h"
+#include "media/verity.h"
 
 enum ptype {
 	P_SPECLIST, /* union.lower */
@@ -203,86 +205,6 @@ static void report(const char *key, const char *val, const char *why,
 	err(msg, ctx);
 }
 
-static int parse_uint(const char *v, int min, int max, int *out)
-{
-	long n = 0;
-
-	if (!*v)
-		return -EINVAL;
-	for (; *v; v++) {
-		if (*v < '0' || *v > '9')
-			return -EINVAL;
-		n = n * 10 + (*v - '0');
-		if (n > max)
-			return -ERANGE;
-	}
-	if (n < min)
-		return -ERANGE;
-	*out = (int)n;
-	return 0;
-}
-
-static int is_word(const char *v)
-{
-	if (!*v)
-		return 0;
-	for (; *v; v++)
-		if (!((*v >= 'a' && *v <= 'z') || (*v >= '0' && *v <= '9') || *v == '_' || *v == '.'))
-			return 0;
-	return 1;
-}
-
-static int is_opts(const char *v)
-{
-	for (; *v; v++)
-		if ((unsigned char)*v <= 0x20 || (unsigned char)*v >= 0x7f)
-			return 0;
-	return 1;
-}
-
-static int is_size(const char *v)
-{
-	int n;
-	size_t len = strlen(v);
-	char digits[16];
-
-	if (len == 0 || len >= sizeof(digits))
-		return 0;
-	memcpy(digits, v, len + 1);
-	if (digits[len - 1] == '%') {
-		digits[len - 1] = '\0';
-		return parse_uint(digits, 1, 100, &n) == 0;
-	}
-	if (strchr("kKmMgG", digits[len - 1]))
-		digits[len - 1] = '\0';
-	return parse_uint(digits, 1, 999999999, &n) == 0;
-}
-
-int config_bytes(const char *v, uint64_t *out)
-{
-	static const char units[] = "KMGT";
-	uint64_t n = 0;
-	const char *u;
-
-	if (*v < '0' || *v > '9')
-		return -EINVAL;
-	for (; *v >= '0' && *v <= '9'; v++) {
-		if (n > (UINT64_MAX - 9) / 10)
-			return -ERANGE;
-		n = n * 10 + (uint64_t)(*v - '0');
-	}
-	u = *v ? strchr(units, *v >= 'a' ? *v - 32 : *v) : NULL;
-	if (*v && (!u || v[1]))
-		return -EINVAL;
-	for (const char *k = units; u && k <= u; k++) {
-		if (n > UINT64_MAX >> 10)
-			return -ERANGE;
-		n <<= 10;
-	}
-	*out = n;
-	return 0;
-}
-
 static int find_name(size_t list, const char *v)
 {
 	const char *n;
@@ -293,26 +215,37 @@ static int find_name(size_t list, const char *v)
 	return -1;
 }
 
+/* A string value's parse, kept when the value is taken. */
+static struct parsed {
+	struct spec specs[SPEC_LIST_MAX];
+	unsigned n;
+	struct verity_arg args[SPEC_LIST_MAX];
+} parsed;
+
 static const char *check_string(const struct param *p, const char *v)
 {
-	struct spec specs[SPEC_LIST_MAX];
 	static char why[CFG_ERR_MAX];
+	int n;
 
+	parsed.n = 0;
 	if (strlen(v) >= p->cap)
 		return "value is too long";
 	switch (p->type) {
 	case P_SPECLIST:
-		if (spec_list_parse(v, specs, SPEC_LIST_MAX, why, sizeof(why)) < 0)
+		n = spec_list_parse(v, parsed.specs, SPEC_LIST_MAX, why, sizeof(why));
+		if (n < 0)
 			return why;
+		parsed.n = (unsigned)n;
 		return NULL;
 	case P_UPPER:
 		if (strcmp(v, "tmpfs") == 0 || strcmp(v, "none") == 0)
 			return NULL;
 		FALLTHROUGH;
 	case P_SPEC:
-		if (spec_parse(v, &specs[0], why, sizeof(why)) < 0)
+		if (spec_parse(v, &parsed.specs[0], why, sizeof(why)) < 0)
 			return why;
-		if (p->type == P_SPEC && strcmp(p->key, "union.ubi") == 0 && specs[0].kind != SPEC_MTD)
+		parsed.n = 1;
+		if (p->type == P_SPEC && strcmp(p->key, "union.ubi") == 0 && parsed.specs[0].kind != SPEC_MTD)
 			return "want mtd:NAME";
 		return NULL;
 	case P_PATH:
@@ -320,23 +253,25 @@ static const char *check_string(const struct param *p, const char *v)
 			return "not an absolute path";
 		return NULL;
 	case P_OPTS:
-		return is_opts(v) ? NULL : "mount options hold spaces or control bytes";
+		return config_is_opts(v) ? NULL : "mount options hold spaces or control bytes";
 	case P_WORD:
-		return is_word(v) ? NULL : "not a file system type name";
+		return config_is_word(v) ? NULL : "not a file system type name";
 	case P_SIZE:
-		return is_size(v) ? NULL : "want a size like 256M or 50%";
-	case P_VERITY: {
-		struct verity_arg args[SPEC_LIST_MAX];
-
-		return !v[0] ? "no root hash" :
-		       verity_args_parse(v, args, SPEC_LIST_MAX, why, sizeof(why)) < 0 ? why : NULL;
-	}
+		return config_is_size(v) ? NULL : "want a size like 256M or 50%";
+	case P_VERITY:
+		if (!v[0])
+			return "no root hash";
+		n = verity_args_parse(v, parsed.args, SPEC_LIST_MAX, why, sizeof(why));
+		if (n < 0)
+			return why;
+		parsed.n = (unsigned)n;
+		return NULL;
 	case P_BYTES: {
-		uint64_t n;
+		uint64_t bytes;
 
-		if (config_bytes(v, &n) < 0 || n > CFG_PERSIST_MAX)
+		if (config_bytes(v, &bytes) < 0 || bytes > CFG_PERSIST_MAX)
 			return "want a size like 512M or 4G";
-		return n < CFG_PERSIST_MIN ? "at least 16M" : NULL;
+		return bytes < CFG_PERSIST_MIN ? "at least 16M" : NULL;
 	}
 	case P_STRENUM:
 		return find_name(N_FORMAT, v) >= 0
@@ -389,7 +324,7 @@ static void apply_int(const struct param *p, const char *val, int *num, config_e
 			report(p->key, val, "want no value, 1 or 0", err, ctx);
 		return;
 	case P_UINT:
-		rc = val ? parse_uint(val, p->min, p->max, num) : -EINVAL;
+		rc = val ? config_uint(val, p->min, p->max, num) : -EINVAL;
 		if (rc == -ERANGE) {
 			IGNORE(strfmt(why, sizeof(why), "out of range %d-%d", p->min, p->max));
 			report(p->key, val, why, err, ctx);
@@ -419,6 +354,30 @@ static void apply_int(const struct param *p, const char *val, int *num, config_e
 		report(p->key, val, why, err, ctx);
 	}
 	}
+}
+
+/* The value of p was taken: its parse goes with it. */
+static void keep_parsed(struct config *c, const struct param *p)
+{
+	if (p->off == offsetof(struct config, upper)) {
+		c->upper_is_spec = parsed.n == 1;
+		if (parsed.n)
+			c->upper_spec = parsed.specs[0];
+	} else if (p->off == offsetof(struct config, lower)) {
+		memcpy(c->lower_spec, parsed.specs, sizeof(c->lower_spec));
+		c->nlower_spec = parsed.n;
+	} else if (p->off == offsetof(struct config, root)) {
+		c->root_spec = parsed.specs[0];
+	} else if (p->off == offsetof(struct config, verity)) {
+		memcpy(c->verity_arg, parsed.args, sizeof(c->verity_arg));
+		c->nverity_arg = parsed.n;
+	}
+}
+
+const struct spec *config_layers(const struct config *c, unsigned *n)
+{
+	*n = c->lower[0] ? c->nlower_spec : c->root[0] ? 1 : 0;
+	return c->lower[0] ? c->lower_spec : &c->root_spec;
 }
 
 int config_apply(struct config *c, const char *key, const char *val,
@@ -456,9 +415,10 @@ int config_apply(struct config *c, const char *key, const char *val,
 	}
 	/* string-valued parameters */
 	why = val ? check_string(p, val) : "needs a value";
-	if (!why)
+	if (!why) {
 		IGNORE(strcopy(field, p->cap, val));
-	else if (report(p->key, val, why, err, ctx), p->type == P_VERITY)
+		keep_parsed(c, p);
+	} else if (report(p->key, val, why, err, ctx), p->type == P_VERITY)
 		IGNORE(strcopy(c->verity_bad, sizeof(c->verity_bad), why)); /* a cut reason still refuses */
 	return 1;
 }
@@ -479,6 +439,7 @@ static void apply_one(const char *key, const char *val, void *ctx)
 void config_apply_text(struct config *c, char *text, int board,
 		       config_err_fn err, void *ctx)
 {
+	static struct config board_layers; /* the board's layers' parses, kept aside */
 	struct apply_ctx a = { c, err, ctx };
 	char lower[sizeof(c->lower)], root[sizeof(c->root)];
 
@@ -491,10 +452,16 @@ void config_apply_text(struct config *c, char *text, int board,
 	 * order), else what the board named. */
 	memcpy(lower, c->lower, sizeof(lower));
 	memcpy(root, c->root, sizeof(root));
+	memcpy(board_layers.lower_spec, c->lower_spec, sizeof(board_layers.lower_spec));
+	board_layers.nlower_spec = c->nlower_spec;
+	board_layers.root_spec = c->root_spec;
 	c->lower[0] = c->root[0] = '\0';
 	(void)cmdline_split(text, apply_one, &a);
 	if (!c->lower[0] && !c->root[0]) {
 		memcpy(c->lower, lower, sizeof(lower));
 		memcpy(c->root, root, sizeof(root));
+		memcpy(c->lower_spec, board_layers.lower_spec, sizeof(c->lower_spec));
+		c->nlower_spec = board_layers.nlower_spec;
+		c->root_spec = board_layers.root_spec;
 	}
 }

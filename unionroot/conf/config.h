@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conf/spec.h"
 #include "lib/defs.h"
+#include "media/verity.h"
 
 #define CFG_SPEC_MAX 256   /* one SPEC */
 #define CFG_LIST_MAX 1024  /* a comma list of SPECs */
@@ -72,7 +74,20 @@ struct config {
 	int rootwait;
 	int rootdelay;              /* seconds to pause before the device wait, -1 = not given */
 	int rorw;                   /* enum cfg_rorw */
+
+	/* The SPECs and union.verity, parsed once, when their value is taken:
+	 * every reader uses these, none parses the text again. */
+	struct spec upper_spec;     /* union.upper, when upper_is_spec */
+	int upper_is_spec;          /* union.upper names a device: not "", tmpfs or none */
+	struct spec lower_spec[SPEC_LIST_MAX]; /* union.lower */
+	unsigned nlower_spec;
+	struct spec root_spec;      /* root=, when root is set */
+	struct verity_arg verity_arg[SPEC_LIST_MAX]; /* union.verity */
+	unsigned nverity_arg;
 };
+
+/* The read-only layers' SPECs: union.lower's, else root='s one; *n of them. */
+const struct spec *config_layers(const struct config *c, unsigned *n);
 
 /* Called once per rejected value with a one-line reason. */
 typedef void (*config_err_fn)(const char *msg, void *ctx);

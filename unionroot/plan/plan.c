@@ -12,21 +12,15 @@
 #include "lib/sbuf.h"
 #include "plan/copyup_decide.h"
 
-/* What union.upper asks for; it was validated: a SPEC unless none/tmpfs/"".
- * flash: the SPEC names raw flash. */
+/* What union.upper asks for (config parsed it); flash: a SPEC of raw flash. */
 static int configured_kind(const struct config *c, int *flash)
 {
-	struct spec s;
-	char why[CFG_ERR_MAX];
-
 	if (strcmp(c->upper, "none") == 0)
 		return UPPER_NONE;
-	if (c->upper[0] && strcmp(c->upper, "tmpfs") != 0 &&
-	    spec_parse(c->upper, &s, why, sizeof(why)) == 0) {
-		*flash = s.kind == SPEC_MTD || s.kind == SPEC_UBI;
-		return UPPER_DEVICE;
-	}
-	return UPPER_TMPFS;
+	if (!c->upper_is_spec)
+		return UPPER_TMPFS;
+	*flash = c->upper_spec.kind == SPEC_MTD || c->upper_spec.kind == SPEC_UBI;
+	return UPPER_DEVICE;
 }
 
 /* The device cannot serve: it failed at boot, is absent (or raw flash in a
@@ -36,8 +30,10 @@ static int branch_unusable(const struct plan_facts *f, const struct plan *p)
 {
 	const char *type = f->upper_type ? f->upper_type : "";
 
+	/* a device without a file system may get one first (union.format) */
 	return f->failed_step != STEP_NONE || f->upper_present == PRESENT_NO || p->upper_no_flash ||
-	       (f->upper_present == PRESENT_YES && !type[0] && !f->cfg->upperfs[0]);
+	       (f->upper_present == PRESENT_YES && !type[0] && !f->cfg->upperfs[0] &&
+		(f->done >> RUN_FORMAT & 1));
 }
 
 const char *plan_upper_fs(const struct plan *p)
@@ -74,8 +70,13 @@ static void choose_backend(const struct plan_facts *f, struct plan *p)
 		p->backend = PLAN_READONLY;
 		p->backend_why = f->tmpfs_errno ? "the volatile writable branch failed" :
 								"no writable branch (union.upper=none)";
+	} else if (f->union_errno) {
+		p->backend = PLAN_READONLY;
+		p->backend_why = "the union over the writable branch failed";
 	} else {
-		p->backend = copyup_choose_backend(c->mode, f->have_overlay || f->image_overlay,
+		/* until the kernel's overlayfs is looked at, it is taken to be there */
+		p->backend = copyup_choose_backend(c->mode, f->have_overlay || f->image_overlay ||
+							    !(f->done >> RUN_PROBE_OVERLAY & 1),
 						   plan_upper_fs(p), &p->backend_why) == BACKEND_COPYUP ?
 				     PLAN_COPYUP : PLAN_OVERLAY;
 	}
@@ -136,15 +137,11 @@ const struct verity_arg *plan_verity(const struct plan *p, unsigned n)
  * does. */
 static void decide_layers(const struct plan_facts *f, struct plan *p)
 {
-	struct spec specs[SPEC_LIST_MAX];
-	char why[CFG_ERR_MAX];
-	int n = spec_list_parse(p->lowers, specs, f->cfg->lower[0] ? SPEC_LIST_MAX : 1, why,
-				sizeof(why));
+	const struct spec *specs = config_layers(f->cfg, &p->nlayers);
 
-	p->nlayers = n > 0 ? (unsigned)n : 0;
-	for (unsigned i = 0; PLAN_WITHOUT_FLASH(f) && i < p->nlayers; i++)
+	for (unsigned i = 0; i < p->nlayers; i++)
 		if (specs[i].kind == SPEC_MTD || specs[i].kind == SPEC_UBI)
-			p->lower_flash |= 1u << i;
+			p->lower_flash |= (unsigned)PLAN_WITHOUT_FLASH(f) << i;
 	p->flash_asked = PLAN_WITHOUT_FLASH(f) && (p->lower_flash || p->upper_no_flash || f->cfg->ubi[0]);
 }
 
@@ -159,17 +156,15 @@ static void decide_layers(const struct plan_facts *f, struct plan *p)
 static void decide_verity(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
-	char why[CFG_ERR_MAX];
-	int n = verity_args_parse(c->verity, p->verity, SPEC_LIST_MAX, why, sizeof(why));
 
-	p->nverity = n > 0 ? (unsigned)n : 0;
+	memcpy(p->verity, c->verity_arg, sizeof(p->verity));
+	p->nverity = c->nverity_arg;
 	p->verity_fail = c->onfail == ONFAIL_SHELL ? VFAIL_RESCUE :
 			 c->onfail == ONFAIL_HALT  ? VFAIL_HALT :
 						     VFAIL_REBOOT;
-	if (c->verity_bad[0] || (n < 0 && c->verity[0]))
+	if (c->verity_bad[0])
 		IGNORE(strfmt(p->verity_refused, sizeof(p->verity_refused),
-			      "union.verity cannot be honoured (%s)",
-			      c->verity_bad[0] ? c->verity_bad : why)); /* a cut reason still refuses */
+			      "union.verity cannot be honoured (%s)", c->verity_bad)); /* a cut reason still refuses */
 	for (unsigned i = 0; !p->verity_refused[0] && i < p->nverity; i++)
 		if (p->verity[i].layer > p->nlayers)
 			IGNORE(strfmt(p->verity_refused, sizeof(p->verity_refused),
@@ -189,14 +184,11 @@ static void decide_verity(const struct plan_facts *f, struct plan *p)
  * that can be an upper, else ext4. */
 static void decide_persist(const struct plan_facts *f, struct plan *p)
 {
-	static struct spec s; /* persist_path points into it */
 	const struct config *c = f->cfg;
-	char why[CFG_ERR_MAX];
 
-	if (p->upper_kind != UPPER_DEVICE || spec_parse(c->upper, &s, why, sizeof(why)) < 0 ||
-	    s.npaths != 1)
+	if (p->upper_kind != UPPER_DEVICE || c->upper_spec.npaths != 1)
 		return;
-	p->persist_path = s.paths[0];
+	p->persist_path = c->upper_spec.paths[0];
 	if (!c->persist_size[0] || config_bytes(c->persist_size, &p->persist_bytes) < 0)
 		return;
 	p->persist_fs = strcmp(c->format, "f2fs") == 0 ? "f2fs" : "ext4";
@@ -239,6 +231,36 @@ static void left_out_stops(const struct plan_facts *f, struct plan *p)
 	}
 }
 
+void plan_upper_text(const struct config *c, char *buf, size_t cap)
+{
+	if (!c->upper_is_spec || spec_format(&c->upper_spec, buf, cap) < 0)
+		IGNORE(strcopy(buf, cap, c->upper)); /* cap is PLAN_SPEC_TEXT_MAX, more than c->upper */
+}
+
+/* Why the writable device falls to union.onfail: what the boot said of the
+ * step that failed, else the plan's own reason. */
+static void fallback_why(const struct plan_facts *f, struct plan *p)
+{
+	const struct config *c = f->cfg;
+	const char *dev = f->upper_dev && f->upper_dev[0] ? f->upper_dev : NULL;
+	char spec[PLAN_SPEC_TEXT_MAX];
+	struct sbuf sb;
+
+	plan_upper_text(c, spec, sizeof(spec));
+	sbuf_init(&sb, p->fallback_why, sizeof(p->fallback_why));
+	if (f->upper_failed[0])
+		sbuf_add(&sb, f->upper_failed);
+	else if (p->upper_needs_copyup)
+		sbuf_addf(&sb, PLAN_NEEDS_COPYUP, dev ? dev : c->upper, p->copyup_missing);
+	else if (PLAN_WITHOUT_FLASH(f) && p->upper_no_flash)
+		sbuf_addf(&sb, PLAN_NEEDS_FLASH, "writable branch", spec);
+	else if (f->upper_present == PRESENT_NO)
+		sbuf_addf(&sb, "writable device %s not found", spec);
+	else
+		sbuf_addf(&sb, "writable branch %s holds no known file system", dev ? dev : spec);
+	IGNORE(sbuf_done(&sb)); /* a cut reason still says the branch failed */
+}
+
 void plan_build(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
@@ -248,6 +270,9 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	/* configure.c's rule: the config does not record where union.lower
 	 * came from (board or command line), so root= cannot be ranked yet */
 	p->lowers = c->lower[0] ? c->lower : c->root;
+	/* the kernel's own words for its root apply to a layer from root= */
+	p->lower_fstype = c->lower[0] ? "" : c->rootfstype;
+	p->lower_flags = c->lower[0] ? "" : c->rootflags;
 	p->upper_kind = configured_kind(c, &p->upper_no_flash);
 	p->upper_no_flash &= PLAN_WITHOUT_FLASH(f);
 	decide_layers(f, p);
@@ -273,4 +298,7 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	 * real init's udev loads them from the root's own modules */
 	p->drivers = c->drivers;
 	decide_waits(p);
+	if (p->upper_failed)
+		fallback_why(f, p);
+	plan_rows(p);
 }

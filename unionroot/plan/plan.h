@@ -16,7 +16,8 @@
 #include "plan/decide.h"
 
 #define PLAN_WHY_MAX 200
-#define PLAN_TEXT_MAX 2048
+#define PLAN_FAIL_MAX 320 /* a failed step's reason, as the boot says it */
+#define PLAN_TEXT_MAX 4096
 
 enum upper_kind { UPPER_DEVICE, UPPER_TMPFS, UPPER_NONE };
 enum plan_backend { PLAN_OVERLAY, PLAN_COPYUP, PLAN_READONLY, PLAN_STOP };
@@ -74,15 +75,61 @@ enum plan_fallback {
 #define PLAN_WITHOUT_FLASH(f) ((void)(f), PLAN_NO_FLASH)
 #endif
 
+/* The boot as a program: an ordered list of typed rows, each a step PID 1
+ * carries out (init/run.c, the one loop), with its argument and why. A row
+ * is done when the fact its step writes is known (plan_facts.done); the
+ * loop always runs the first row not done, records what came of it as a
+ * fact, and builds the plan again. */
+enum run_kind {
+	RUN_MODULES,        /* the modules of step 3, in dependency order */
+	RUN_WAIT_MEDIA,     /* every device of plan.wait, under its deadline */
+	RUN_FORMAT,         /* a writable device holding no file system: union.format */
+	RUN_FALLBACK,       /* union.onfail's answer to a writable branch that failed */
+	RUN_VERIFY,         /* dm-verity over the layers union.verity names */
+	RUN_MOUNT_LOWER,    /* read-only layer arg (1-based) */
+	RUN_PROBE_OVERLAY,  /* what overlayfs the kernel offers: a fact */
+	RUN_NO_COPYUP,      /* copy-up is needed, and the build has none: said */
+	RUN_MOUNT_BRANCH,   /* check, mount and open the writable device */
+	RUN_READ_STATE,     /* its control state and the layers' identities: facts */
+	RUN_FAILSAFE,       /* the branch is kept read-only at saved/ */
+	RUN_TAKE_RESET,     /* copy-up: a pending reset becomes its marker */
+	RUN_LAYOUT,         /* upper/ work/ .unionroot/, with the plan's reset */
+	RUN_SAVE_STATE,     /* the next control state */
+	RUN_SESSION_COPY,   /* kiosk under copy-up: the saved branch is merged first */
+	RUN_SESSION,        /* kiosk: the branch is kept read-only at saved/ */
+	RUN_TMPFS,          /* a volatile branch, laid out */
+	RUN_OVERLAY,        /* the overlay at /newroot */
+	RUN_FRESH_WORK,     /* the overlay refused: work/ afresh, then the overlay again */
+	RUN_COPYUP,         /* copy, merge or restore into upper/, bound at /newroot */
+	RUN_READONLY,       /* the layers without a writable branch */
+	RUN_HANDOFF,        /* steps 6 and 7: the switch and the real init */
+	RUN_KINDS
+};
+/* What a row's failure leads to: the boot stops (rescue shell, else reboot),
+ * verity's stop, a fact for the writable branch (the plan falls to
+ * union.onfail), or a root without a writable branch. */
+enum run_onfail { RUNFAIL_STOP, RUNFAIL_VERITY, RUNFAIL_BRANCH, RUNFAIL_UNION, RUNFAIL_NONE };
+#define PLAN_RUN_MAX (SPEC_LIST_MAX + 16)
+struct plan_row {
+	int kind;                      /* enum run_kind */
+	unsigned arg;                  /* the layer for RUN_MOUNT_LOWER, else 0 */
+	int onfail;                    /* enum run_onfail */
+	const char *why;               /* why the plan has it */
+};
+
 struct plan_facts {
 	const struct config *cfg;
+	unsigned done;                 /* bit (1 << enum run_kind): that row's step is done */
+	unsigned lowers_mounted;       /* RUN_MOUNT_LOWER rows done */
+	int fresh_work_tried;          /* the overlay refused the branch once, work/ renewed */
+	int union_errno;               /* the union over a volatile branch failed: -errno */
 	int upper_present;             /* enum plan_presence: the writable device */
 	const char *upper_dev;         /* its node, "" or NULL when not known */
 	const char *upper_type;        /* its file system as probed, "" or NULL unknown */
 	int failed_step;               /* enum plan_step: where the writable branch failed */
 	int failed_errno;              /* and why, as -errno (0 when no errno says it) */
 	int tmpfs_errno;               /* the volatile branch failed too: -errno, 0 not */
-	char upper_failed[PLAN_WHY_MAX]; /* that failure in words, for the plan's text */
+	char upper_failed[PLAN_FAIL_MAX]; /* that failure in words, for the plan's text */
 	int upper_file_missing;        /* a persistence file was looked for and is not there */
 	int have_overlay;              /* the kernel knows overlayfs (modules tried) */
 	int image_overlay;             /* the image carries an overlay module for it */
@@ -99,6 +146,8 @@ struct plan_facts {
 struct plan {
 	const struct plan_facts *facts;
 	const char *lowers;            /* the read-only layers' SPECs, top-most first */
+	const char *lower_fstype;      /* rootfstype= for a layer from root=, else "" (probed) */
+	const char *lower_flags;       /* rootflags= for a layer from root=, else "" */
 	int upper_kind;                /* enum upper_kind */
 	int upper_failed;              /* the configured device falls to union.onfail */
 	int fallback;                  /* enum plan_fallback: what a failed step does */
@@ -132,6 +181,9 @@ struct plan {
 	int persist_make;              /* it is missing: make it now */
 	int drivers;                   /* enum cfg_drivers: all the hardware asks for, or
 	                                * only until every medium is found */
+	char fallback_why[PLAN_FAIL_MAX]; /* why the writable device falls to union.onfail */
+	struct plan_row row[PLAN_RUN_MAX]; /* the steps, in order */
+	unsigned nrow;
 };
 /* The verity entry of read-only layer n (1-based), NULL when unverified. */
 const struct verity_arg *plan_verity(const struct plan *p, unsigned n);
@@ -145,9 +197,24 @@ const struct verity_arg *plan_verity(const struct plan *p, unsigned n);
 #define PLAN_NEEDS_VERITY "read-only layer %u: union.verity= asks for dm-verity, which this build leaves out (VERITY=0)"
 
 void plan_build(const struct plan_facts *f, struct plan *p);
+/* union.upper as the plan's text says it: its SPEC written out, else as given. */
+#define PLAN_SPEC_TEXT_MAX (SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX)
+void plan_upper_text(const struct config *c, char *buf, size_t cap);
 /* The writable branch's file system as the plan uses it ("tmpfs", "" unknown). */
 const char *plan_upper_fs(const struct plan *p);
-/* The plan as text, one decision a line; 0 or -ENAMETOOLONG. */
+/* The facts a command gathers at once, where the boot runs a step for each:
+ * the modules, the media, a blank device's format, the kernel's overlayfs. */
+#define PLAN_GATHERED (1u << RUN_MODULES | 1u << RUN_WAIT_MEDIA | 1u << RUN_FORMAT | \
+		       1u << RUN_PROBE_OVERLAY)
+/* The rows of the plan (plan_build calls it last). */
+void plan_rows(struct plan *p);
+/* Whether row r of the plan is done, by the facts. */
+int plan_row_done(const struct plan *p, const struct plan_row *r);
+/* A row's step in words ("mount read-only layer 1"). */
+const char *plan_row_name(int kind);
+/* The plan as text, one decision a line, then its steps; 0 or -ENAMETOOLONG. */
 int plan_format(const struct plan *p, char *buf, size_t cap) WUR;
+/* The decisions alone, without the steps. */
+int plan_format_decisions(const struct plan *p, char *buf, size_t cap) WUR;
 
 #endif

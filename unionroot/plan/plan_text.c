@@ -142,16 +142,30 @@ static void verity_lines(struct sbuf *sb, const struct plan *p)
 		  "kernel panic (union.verity.onerror=panic)");
 }
 
-int plan_format(const struct plan *p, char *buf, size_t cap)
+/* The steps, numbered, each with its argument, why, and what its failure does. */
+static void step_lines(struct sbuf *sb, const struct plan *p)
+{
+	static const char *const onfail[] = { "; failing, the boot stops", "; failing, verity stops the boot",
+					      "; failing, union.onfail", "; failing, no writable branch", "" };
+
+	for (unsigned i = 0; i < p->nrow; i++) {
+		const struct plan_row *r = &p->row[i];
+
+		sbuf_addf(sb, KEY "%2u %s", i ? "" : "steps", i + 1, plan_row_name(r->kind));
+		if (r->kind == RUN_MOUNT_LOWER)
+			sbuf_addf(sb, " %u", r->arg);
+		sbuf_addf(sb, ": %s%s\n", r->why ? r->why : "", onfail[r->onfail]);
+	}
+}
+
+/* The decisions, without the steps: the golden plans compare these. */
+int plan_format_decisions(const struct plan *p, char *buf, size_t cap)
 {
 	const struct config *c = p->facts->cfg;
-	char spec[SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX];
-	struct spec s;
+	char spec[PLAN_SPEC_TEXT_MAX];
 	struct sbuf sb;
 
-	if (spec_parse(c->upper, &s, spec, sizeof(spec)) < 0 ||
-	    spec_format(&s, spec, sizeof(spec)) < 0)
-		IGNORE(strcopy(spec, sizeof(spec), c->upper)); /* same size as c->upper or more */
+	plan_upper_text(c, spec, sizeof(spec));
 	sbuf_init(&sb, buf, cap);
 	sbuf_addf(&sb, KEY "%s\n", "layers", p->lowers[0] ? p->lowers : "none");
 	verity_lines(&sb, p);
@@ -173,5 +187,18 @@ int plan_format(const struct plan *p, char *buf, size_t cap)
 		  p->drivers == DRIVERS_ALL ?
 			  "all the hardware present asks for (union.drivers=all)" :
 			  "until every medium is found; the rest are left to the real init (union.drivers=all loads them)");
+	return sbuf_done(&sb);
+}
+
+int plan_format(const struct plan *p, char *buf, size_t cap)
+{
+	struct sbuf sb;
+	int rc = plan_format_decisions(p, buf, cap);
+	size_t len = strlen(buf);
+
+	if (rc < 0)
+		return rc;
+	sbuf_init(&sb, buf + len, cap - len);
+	step_lines(&sb, p);
 	return sbuf_done(&sb);
 }

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* The steps of the union (step 5), each a row of the plan that init/run.c
+ * runs: it does its work on the boot and says how it went, 0 or -errno
+ * with why and the plan_step that failed; it never decides what follows. */
+#ifndef INIT_STEPS_H
+#define INIT_STEPS_H
+
+#include "boot.h"
+
+struct step_out {
+	char why[PLAN_FAIL_MAX];
+	int step;                      /* enum plan_step: what failed */
+};
+
+/* init/union.c: the read-only layers, the overlay, the root without a branch */
+int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o);
+int step_overlay(struct boot *b, int device, struct step_out *o);
+int step_fresh_work(struct boot *b);
+int step_readonly(struct boot *b, struct step_out *o);
+/* init/writable.c: the writable branch at RWDIR; b->rw its top */
+int step_mount_branch(struct boot *b, struct step_out *o);
+void step_read_state(struct boot *b);
+void step_failsafe(struct boot *b);
+int step_layout(struct boot *b, struct step_out *o);
+void step_save_state(struct boot *b);
+void step_session(struct boot *b);
+int step_tmpfs(struct boot *b, struct step_out *o);
+/* Closes the branch's top, if open. */
+void step_close_branch(struct boot *b);
+/* init/union_copyup.c */
+void step_probe_overlay(struct boot *b);
+void step_no_copyup(struct boot *b);
+void step_take_reset(struct boot *b);
+void step_session_copy(struct boot *b);
+int step_copyup(struct boot *b);
+
+/* init/run.c: the loop, from the configuration to the real init */
+NORETURN void boot_run(struct boot *b);
+
+#endif

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* The shapes of configuration values, checked without side effects. */
+#ifndef UNIONROOT_CONFIG_VALUES_H
+#define UNIONROOT_CONFIG_VALUES_H
+
+#include <stdint.h>
+
+/* Decimal digits only, min..max: 0, -EINVAL or -ERANGE. */
+int config_uint(const char *v, int min, int max, int *out);
+/* A file system type's name: [a-z0-9_.]+. */
+int config_is_word(const char *v);
+/* Mount options: printable, no space. */
+int config_is_opts(const char *v);
+/* A tmpfs size: N, NK, NM, NG or 1-100%. */
+int config_is_size(const char *v);
+
+#endif

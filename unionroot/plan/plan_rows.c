@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/* The plan's steps, in the order PID 1 carries them out: pure, from the
+ * decisions plan_build made and the facts that say which steps are done.
+ * A failure is never control flow here: it is a fact, and the rows of the
+ * plan built from it are the fallback. */
+#include "plan/plan.h"
+
+#include <string.h>
+
+static void add(struct plan *p, int kind, unsigned arg, int onfail, const char *why)
+{
+	if (p->nrow < PLAN_RUN_MAX)
+		p->row[p->nrow++] = (struct plan_row){ kind, arg, onfail, why };
+}
+
+static int done(const struct plan_facts *f, int kind)
+{
+	return f->done >> kind & 1;
+}
+
+/* The persistent branch: mounted, its control state read, then what the
+ * state decided (failsafe, or reset, layout and the state saved, and a
+ * kiosk session on top). */
+static void device_rows(struct plan *p)
+{
+	add(p, RUN_MOUNT_BRANCH, 0, RUNFAIL_BRANCH, "the writable device, checked when union.fsck asks");
+	add(p, RUN_READ_STATE, 0, RUNFAIL_NONE, "boot counter and layer identities decide failsafe, reset, upgrade");
+	if (p->decided.failsafe) {
+		add(p, RUN_FAILSAFE, 0, RUNFAIL_NONE, "failsafe: the branch stays read-only at /run/unionroot/saved");
+		add(p, RUN_TMPFS, 0, RUNFAIL_BRANCH, "failsafe: a volatile branch");
+		return;
+	}
+	if (p->backend == PLAN_COPYUP)
+		add(p, RUN_TAKE_RESET, 0, RUNFAIL_NONE, "copy-up restores the factory tree itself");
+	add(p, RUN_LAYOUT, 0, RUNFAIL_BRANCH, p->reset_why ? p->reset_why : "upper/, work/, .unionroot/");
+	add(p, RUN_SAVE_STATE, 0, RUNFAIL_NONE, "the boot counter and the layers' identities");
+	if (!p->kiosk)
+		return;
+	if (p->backend == PLAN_COPYUP)
+		add(p, RUN_SESSION_COPY, 0, RUNFAIL_NONE, "kiosk: the saved branch is brought up to date first");
+	add(p, RUN_SESSION, 0, RUNFAIL_NONE, "kiosk: the saved branch stays read-only at /run/unionroot/saved");
+	add(p, RUN_TMPFS, 0, RUNFAIL_BRANCH, "kiosk: a tmpfs takes this session's changes");
+}
+
+/* The union at /newroot over the branch the rows before it made. */
+static void union_rows(struct plan *p)
+{
+	const struct plan_facts *f = p->facts;
+
+	if (p->backend == PLAN_OVERLAY) {
+		if (f->fresh_work_tried && p->upper_kind == UPPER_DEVICE && !p->kiosk)
+			add(p, RUN_FRESH_WORK, 0, RUNFAIL_BRANCH, "the overlay refused the branch: work/ afresh");
+		add(p, RUN_OVERLAY, 0, p->upper_kind == UPPER_DEVICE && !p->kiosk ? RUNFAIL_BRANCH :
+										   RUNFAIL_UNION,
+		    p->backend_why);
+	} else if (p->backend == PLAN_COPYUP) {
+		add(p, RUN_COPYUP, 0, RUNFAIL_UNION, p->backend_why);
+	}
+}
+
+void plan_rows(struct plan *p)
+{
+	const struct plan_facts *f = p->facts;
+	int branch;
+
+	p->nrow = 0;
+	add(p, RUN_MODULES, 0, RUNFAIL_NONE, "the board's and the command line's, in dependency order");
+	add(p, RUN_WAIT_MEDIA, 0, RUNFAIL_STOP, "every layer's medium, the writable device, hash trees");
+	if (p->upper_failed && f->failed_step == STEP_FIND)
+		add(p, RUN_FALLBACK, 0, RUNFAIL_NONE, p->fallback_why);
+	if (f->upper_present == PRESENT_YES && p->upper_kind == UPPER_DEVICE && !p->upper_failed &&
+	    !(f->upper_type && f->upper_type[0]) && !f->cfg->upperfs[0])
+		add(p, RUN_FORMAT, 0, RUNFAIL_NONE, "the writable device holds no file system (union.format)");
+	if (p->nverity || p->verity_refused[0] || p->verity_left_out)
+		add(p, RUN_VERIFY, 0, RUNFAIL_VERITY, "union.verity: a layer that fails is never mounted");
+	for (unsigned i = 1; i <= p->nlayers; i++)
+		add(p, RUN_MOUNT_LOWER, i, RUNFAIL_STOP, "a read-only layer has no stand-in");
+	if (p->upper_kind != UPPER_NONE && p->nlayers)
+		add(p, RUN_PROBE_OVERLAY, 0, RUNFAIL_NONE, "the initramfs' overlay module, else the image's");
+	if (p->upper_failed && f->failed_step != STEP_FIND)
+		add(p, RUN_FALLBACK, 0, RUNFAIL_NONE, p->fallback_why);
+	if (p->backend == PLAN_STOP) {
+		add(p, RUN_HANDOFF, 0, RUNFAIL_STOP, "never reached: the boot stops");
+		return;
+	}
+	if (p->backend == PLAN_READONLY && p->copyup_missing && p->upper_kind != UPPER_NONE)
+		add(p, RUN_NO_COPYUP, 0, RUNFAIL_NONE, p->copyup_missing);
+	branch = p->upper_kind != UPPER_NONE && p->backend != PLAN_READONLY;
+	if (branch && (p->upper_kind == UPPER_DEVICE || p->decided.failsafe) && !p->upper_failed)
+		device_rows(p);
+	else if (branch)
+		add(p, RUN_TMPFS, 0, RUNFAIL_BRANCH, p->upper_failed ? "union.onfail=tmpfs" : "union.upper=tmpfs");
+	if (branch)
+		union_rows(p);
+	else
+		add(p, RUN_READONLY, 0, RUNFAIL_STOP, p->backend_why);
+	add(p, RUN_HANDOFF, 0, RUNFAIL_STOP, "the real init on the union");
+}
+
+int plan_row_done(const struct plan *p, const struct plan_row *r)
+{
+	if (r->kind == RUN_MOUNT_LOWER)
+		return p->facts->lowers_mounted >= r->arg;
+	return done(p->facts, r->kind);
+}
+
+const char *plan_row_name(int kind)
+{
+	static const char *const names[RUN_KINDS] = {
+		[RUN_MODULES] = "load modules",
+		[RUN_WAIT_MEDIA] = "wait for the media",
+		[RUN_FORMAT] = "format the writable device",
+		[RUN_FALLBACK] = "union.onfail",
+		[RUN_VERIFY] = "verify the read-only layers",
+		[RUN_MOUNT_LOWER] = "mount read-only layer",
+		[RUN_PROBE_OVERLAY] = "look for overlayfs",
+		[RUN_NO_COPYUP] = "no copy-up in this build",
+		[RUN_MOUNT_BRANCH] = "mount the writable branch",
+		[RUN_READ_STATE] = "read its control state",
+		[RUN_FAILSAFE] = "keep it read-only (failsafe)",
+		[RUN_TAKE_RESET] = "take the reset over (copy-up)",
+		[RUN_LAYOUT] = "lay it out",
+		[RUN_SAVE_STATE] = "save its control state",
+		[RUN_SESSION_COPY] = "bring the saved branch up to date",
+		[RUN_SESSION] = "keep it read-only (kiosk session)",
+		[RUN_TMPFS] = "mount a volatile branch",
+		[RUN_OVERLAY] = "mount the overlay",
+		[RUN_FRESH_WORK] = "renew work/",
+		[RUN_COPYUP] = "copy up",
+		[RUN_READONLY] = "mount the read-only root",
+		[RUN_HANDOFF] = "switch to the real init",
+	};
+
+	return kind >= 0 && kind < RUN_KINDS && names[kind] ? names[kind] : "?";
+}
