@@ -13,6 +13,7 @@
 #include "branch/reset.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 static void report(const char *msg, void *ctx)
 {
@@ -40,11 +41,11 @@ static void load(struct boot *b, const char *path, char *buf, size_t cap, int co
 static void read_cmdline(struct boot *b)
 {
 	struct cmdline_cut cut = { 0, 0, 0 };
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-	int rc = fd < 0 ? -errno : cmdline_read(fd, b->cmdline_raw, sizeof(b->cmdline_raw), &cut);
+	int fd = sys_open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+	int rc = fd < 0 ? fd : cmdline_read(fd, b->cmdline_raw, sizeof(b->cmdline_raw), &cut);
 
 	if (fd >= 0)
-		close(fd);
+		sys_close(fd);
 	if (rc < 0) {
 		log_err("reading /proc/cmdline failed: %s; using the board's defaults", strerror(-rc));
 		b->cmdline_raw[0] = '\0';

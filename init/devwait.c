@@ -12,6 +12,7 @@
 #include "media/media.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 #define PROGRESS_MS 3000
 
@@ -249,17 +250,12 @@ static void want_failed(struct boot *b, struct want *w, char *why, size_t whylen
 
 	w->done = -1;
 	IGNORE(spec_format(w->spec, text, sizeof(text))); /* message only */
-	if (is_upper(b, w)) {
-		struct sbuf sb;
-
+	if (is_upper(b, w)) { /* a fact: the plan built from it falls back */
 		if (!why[0])
 			IGNORE(strfmt(why, whylen, "writable device %s not found", text));
-		/* a fact: the plan built from it falls back */
 		b->facts.failed_step = STEP_FIND;
 		b->facts.failed_errno = -ENODEV;
-		sbuf_init(&sb, b->facts.upper_failed, sizeof(b->facts.upper_failed));
-		sbuf_add(&sb, why);
-		IGNORE(sbuf_done(&sb)); /* a cut reason still says the device was not found */
+		IGNORE(strcopy(b->facts.upper_failed, sizeof(b->facts.upper_failed), why)); /* cut: still said */
 		return;
 	}
 	if (w->kind == WAIT_HASH) {
@@ -316,9 +312,9 @@ static void sleep_until_event(int sock, const struct want *w, unsigned nw, uint6
 	if (soonest <= now)
 		return;
 	if (sock < 0) {
-		usleep((useconds_t)(soonest - now) * 1000u);
+		sys_sleep_ms((unsigned)(soonest - now));
 		modules_coldplug(); /* no uevents: new devices are found by walking */
-	} else if (poll(&pfd, 1, (int)(soonest - now)) > 0)
+	} else if (sys_poll(&pfd, 1, (int)(soonest - now)) > 0)
 		hotplug_drain(sock);
 }
 
@@ -367,8 +363,8 @@ static uint64_t root_delay(const struct boot *b, int sock)
 		struct pollfd pfd = { .fd = sock, .events = POLLIN };
 
 		if (sock < 0)
-			IGNORE(usleep((useconds_t)(end - now < 250 ? end - now : 250) * 1000u));
-		else if (poll(&pfd, 1, (int)(end - now < 1000 ? end - now : 1000)) > 0)
+			sys_sleep_ms((unsigned)(end - now < 250 ? end - now : 250));
+		else if (sys_poll(&pfd, 1, (int)(end - now < 1000 ? end - now : 1000)) > 0)
 			hotplug_drain(sock);
 	}
 	return sys_now_ms();

@@ -16,6 +16,7 @@
 #include "lib/runstate.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 /* The "KEY: N kB" field of a /proc file, in KiB; 0 when unknown. */
 static unsigned long long proc_kib(const char *path, const char *key)
@@ -119,7 +120,7 @@ void status_write(struct boot *b)
 	if (runstate_write(&rs, &sb) < 0 || sbuf_done(&sb) < 0)
 		log_warn("the status is longer than %zu bytes; %s is cut", sizeof(text), RUN_STATUS);
 
-	dir = open(RUNDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir = sys_open(RUNDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0 || sys_write_file_atomic(dir, RUN_STATUS_NAME, text, sb.len, 0644) < 0)
 		log_err("writing %s failed; 'unionroot status' will know less", RUN_STATUS);
 	/* the plan from every fact the boot learnt (init/run.c built it last):
@@ -129,7 +130,7 @@ void status_write(struct boot *b)
 	if (dir < 0 || sys_write_file_atomic(dir, RUN_PLAN_NAME, text, strlen(text), 0644) < 0)
 		log_err("writing %s failed", RUN_PLAN);
 	if (dir >= 0)
-		close(dir);
+		sys_close(dir);
 }
 
 void status_handoff(struct boot *b)
@@ -145,9 +146,9 @@ void status_handoff(struct boot *b)
 	rs.memfree_before_kib = b->memfree_before;
 	sbuf_init(&sb, line, sizeof(line));
 	rc = runstate_write_handoff(&rs, &sb);
-	fd = open(RUN_STATUS, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	fd = sys_open(RUN_STATUS, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
 	if (rc == 0 && fd >= 0)
-		IGNORE(write(fd, line, sb.len)); /* a figure for the bench, nothing more */
+		IGNORE(sys_write(fd, line, sb.len)); /* a figure for the bench, nothing more */
 	if (fd >= 0)
-		close(fd);
+		sys_close(fd);
 }

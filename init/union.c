@@ -16,6 +16,7 @@
 #include "lib/log.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 #include "media/media.h"
 #include "overlay/overlay.h"
 #include "steps.h"
@@ -66,8 +67,10 @@ int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o)
 /* Lazy unmount of a mount of ours; a failure is said and left. */
 void union_detach(const char *path)
 {
-	if (umount2(path, MNT_DETACH) < 0)
-		log_warn("cannot unmount %s: %s", path, strerror(errno));
+	int rc = sys_umount2(path, MNT_DETACH);
+
+	if (rc < 0)
+		log_warn("cannot unmount %s: %s", path, strerror(-rc));
 }
 
 /* The root gets the removable branch's nodev/nosuid while any of the branch

@@ -23,6 +23,7 @@
 #include "lib/sbuf.h"
 #include "lib/strnum.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 #include "overlay/overlay.h"
 #include "steps.h"
 
@@ -37,20 +38,20 @@ static void overlay_from_image(void)
 	char path[256];
 	int root, fd = -1, rc = -ENOENT, compressed = 0;
 
-	root = open(LOWER0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	root = sys_open(LOWER0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return;
 	for (unsigned i = 0; fd < 0 && (compressed = overlay_module_path(i, path, sizeof(path))) >= 0; i++)
 		fd = sys_file_check(sys_openat2(root, path, O_RDONLY | O_NONBLOCK,
 						RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS),
 				    NULL);
-	close(root);
+	sys_close(root);
 	if (fd < 0) {
 		log_info("no overlay module in the image either (the last tried: %s)", path);
 		return;
 	}
 	rc = sys_finit_module(fd, "", compressed ? MODULE_INIT_COMPRESSED : 0);
-	close(fd);
+	sys_close(fd);
 	if (rc < 0 && rc != -EEXIST)
 		log_warn("loading the image's overlay module (%s) failed: %s", path, strerror(-rc));
 	else
@@ -97,27 +98,27 @@ static int take_reset(struct boot *b, int rw, int reset)
 	struct stat st;
 	int state, keep_unsupported = 0;
 
-	state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	state = sys_openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (state < 0)
 		return 0; /* nothing was ever copied: the first copy is a factory state */
 	/* the request becomes our marker, cleared after the restore: a cut in
 	 * between restores again at the next boot */
-	if (fstatat(state, BRANCH_RESET_REQUEST, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (sys_fstatat(state, BRANCH_RESET_REQUEST, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		static char text[RESET_REQUEST_MAX];
 		static struct reset_req req;
 
 		if (sys_read_fileat(state, BRANCH_RESET_REQUEST, text, sizeof(text)) >= 0 &&
 		    reset_request_parse(text, &req) == 0 && (req.keeplist || req.keep.n))
 			keep_unsupported = 1;
-		if (sys_renameat(state, BRANCH_RESET_REQUEST, state, COPYUP_RESET) == 0 && fsync(state) == 0)
+		if (sys_renameat(state, BRANCH_RESET_REQUEST, state, COPYUP_RESET) == 0 && sys_fsync(state) == 0)
 			b->copyup_reset = 2;
 	} else if (reset) {
 		if (sys_write_file_atomic(state, COPYUP_RESET, "reset\n", 6, 0600) == 0)
 			b->copyup_reset = 1;
 	}
-	if (!b->copyup_reset && fstatat(state, COPYUP_RESET, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (!b->copyup_reset && sys_fstatat(state, COPYUP_RESET, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		b->copyup_reset = 1;
-	close(state);
+	sys_close(state);
 	if (b->copyup_reset && (keep_unsupported || reset == RESET_FACTORY_KEEPLIST))
 		log_warn("factory reset in copy-up mode: keep paths are not supported there yet; restoring the whole factory tree");
 	return 0;
@@ -148,13 +149,13 @@ static int copyup_fill(struct boot *b, int rw, const char *src, const char *then
 			strerror(-rc), then);
 		return rc;
 	}
-	img = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	img = sys_open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (img < 0)
-		return -errno;
+		return img;
 	watchdog_step(0, "copying the image into writable branch %s", dev); /* as long as it is big */
 	rc = copyup_apply(img, rw, id, b->copyup_reset != 0, b->cfg.upgrade, &res, &done);
 	watchdog_step_end();
-	close(img);
+	sys_close(img);
 	if (res.base_damaged)
 		log_warn("copy-up manifest on %s is damaged (%s); merged without it: files you deleted from the image may be back",
 			 dev, res.base_err);
@@ -164,18 +165,18 @@ static int copyup_fill(struct boot *b, int rw, const char *src, const char *then
 		return rc;
 	}
 	if (b->copyup_reset) {
-		int state = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int state = sys_openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 
 		if (state >= 0) {
 			/* rmtree_at: a directory planted there would restore every boot */
 			int rc2 = rmtree_at(state, COPYUP_RESET);
 
-			if (rc2 == 0 && fsync(state) < 0)
-				rc2 = -errno;
+			if (rc2 == 0)
+				rc2 = sys_fsync(state);
 			if (rc2 < 0)
 				log_warn("copy-up: clearing the reset marker failed: %s; the next boot restores again",
 					 strerror(-rc2));
-			close(state);
+			sys_close(state);
 		}
 		result_reset(b, b->plan.reset_why ? b->plan.reset_why : "union.reset", 0, 0);
 		log_note("factory reset (copy-up, %s): restored %u, removed %u",

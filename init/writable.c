@@ -20,6 +20,7 @@
 #include "lib/log.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 #include "media/media.h"
 #include "steps.h"
 
@@ -48,7 +49,7 @@ static int copyup_done_before(int rw)
 {
 	struct stat st;
 
-	return fstatat(rw, BRANCH_STATE "/" MF_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	return sys_fstatat(rw, BRANCH_STATE "/" MF_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* Moves the mounted persistent branch out of the way, read-only, to SAVEDIR,
@@ -236,8 +237,8 @@ int step_tmpfs(struct boot *b, struct step_out *o)
 		b->upper_kind = UPPER_NONE;
 		return rc;
 	}
-	b->rw = open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	rc = b->rw < 0 ? failed(b, "opening", -errno, o->why, sizeof(o->why)) :
+	b->rw = sys_open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rc = b->rw < 0 ? failed(b, "opening", b->rw, o->why, sizeof(o->why)) :
 			 lay_out(b, b->rw, &env, o->why, sizeof(o->why));
 	if (rc < 0) {
 		step_close_branch(b);
@@ -282,14 +283,14 @@ static int device_mount(struct boot *b, const char *type, char *why, size_t cap,
  * device unmounted again. */
 static int device_open(struct boot *b, const char *type, char *why, size_t cap, int *step)
 {
-	int rw = open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rw = sys_open(RWDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (rw < 0) {
-		rw = failed(b, "opening", -errno, why, cap);
+		rw = failed(b, "opening", rw, why, cap);
 	} else if (fd_readonly(rw)) {
 		/* "ro" in union.upperflags, or a file system that turns itself
 		 * read-only on errors it meets while mounting */
-		close(rw);
+		sys_close(rw);
 		rw = -EROFS;
 		IGNORE(strfmt(why, cap,
 			      "writable branch %s (%s) is mounted read-only: file system errors (see dmesg) or ro in union.upperflags",
@@ -299,7 +300,7 @@ static int device_open(struct boot *b, const char *type, char *why, size_t cap, 
 		/* copy-up onto it would lose every link of the image, /bin/sh
 		 * and the init among them: a root that cannot start. A branch
 		 * with a manifest took a copy before: no probe write each boot */
-		close(rw);
+		sys_close(rw);
 		rw = -EOPNOTSUPP;
 		*step = STEP_COPYUP;
 		IGNORE(strfmt(why, cap,
@@ -377,6 +378,6 @@ void step_save_state(struct boot *b)
 void step_close_branch(struct boot *b)
 {
 	if (b->rw >= 0)
-		close(b->rw);
+		sys_close(b->rw);
 	b->rw = -1;
 }

@@ -182,17 +182,17 @@ static int find_dev(const struct spec *s, const struct config *c, int upper, cha
 	return 1;
 }
 
-/* What the boot would do with s on the devices present now. */
+/* The device s names now, as the boot's rule (media_choose) finds it: the
+ * facts only; what the boot does with them is the plan's, printed below. */
 static void print_resolution(const struct spec *s, const struct config *c, int upper)
 {
 	char dev[DEVNODE_MAX], type[FSTYPE_MAX];
 	unsigned count, idx[BLKDEV_MAX], n;
 	const struct blkdev *waiting;
-	int wait = s->deadline >= 0 ? s->deadline : config_wait(c);
 
 	if (s->kind == SPEC_AUTO) {
 		n = media_order(&devs, idx);
-		out("%-16s scans for %s, in this order:", "", c->image);
+		out("%-16s candidates for %s, in order:", "", c->image);
 		count = 0;
 		for (unsigned i = 0; i < n; i++) {
 			if (!media_scan_candidate(&devs.d[idx[i]], c->scan))
@@ -200,47 +200,21 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 			out("%s", count++ ? ", " : " ");
 			print_dev(&devs.d[idx[i]]);
 		}
-		out("%s\n", count ? "; the first that holds it wins" : " no candidate present now");
-	} else {
-		if (!find_dev(s, c, upper, dev, type, &count, &waiting)) {
-			if (waiting && wait != CFG_WAIT_FOREVER)
-				out("%-16s only removable %s matches: the boot waits up to %d s for a fixed device, then %s\n",
-				    "", waiting->path, wait, upper ? "union.onfail (union.scan=removable lets it serve)" :
-				    "takes it (union.scan=removable: at once)");
-			else if (waiting)
-				out("%-16s only removable %s matches: the boot waits for a fixed device (rootwait)\n",
-				    "", waiting->path);
-			else if (PLAN_NO_FLASH && (s->kind == SPEC_MTD || s->kind == SPEC_UBI))
-				out("%-16s never found: raw flash is not in this build (FLASH=0); %s\n", "",
-				       upper ? "union.onfail" : "the boot stops");
-			else if (wait == CFG_WAIT_FOREVER)
-				out("%-16s not present now; the boot waits for it (rootwait)\n", "");
-			else
-				out("%-16s not present now; the boot waits up to %d s, then %s\n", "", wait,
-				       upper ? "union.onfail" : "stops");
-			return;
-		}
-		out("%-16s %s%s (%s)\n", "", count > 1 ? "several match; fixed before removable, then by name: " : "", dev,
-		       type[0] ? type : "unknown type");
-		if (s->kind == SPEC_UBI && strncmp(dev, "/dev/ubiblock", 13) == 0)
-			out("%-16s the %s in UBI volume ubi%s, through its ubiblock device (made at boot)\n",
-			       "", type, dev + 13);
-		if (upper) {
-			if (s->npaths == 1)
-				out("%-16s then file %s inside it (mounted read-write), on a read-write loop device\n",
-				       "", s->paths[0]);
-			else if (s->npaths)
-				out("%-16s refused: a persistence file must lie on the medium itself\n", "");
-			return;
-		}
-		for (unsigned i = 0; i < s->npaths; i++)
-			out("%-16s then image %s inside it, on a read-only loop device\n", "", s->paths[i]);
-		if (!s->npaths && media_holds_images(type))
-			out("%-16s then image %s inside it (union.image), on a read-only loop device\n", "",
-			       c->image);
+		out("%s\n", count ? "" : " none present now");
+		return;
 	}
-	if (c->toram && !upper)
-		out("%-16s copied to RAM first (union.toram); the medium can then be removed\n", "");
+	if (!find_dev(s, c, upper, dev, type, &count, &waiting)) {
+		if (waiting)
+			out("%-16s only removable %s matches now\n", "", waiting->path);
+		else
+			out("%-16s not present now\n", "");
+		return;
+	}
+	out("%-16s %s (%s)%s\n", "", dev, type[0] ? type : "unknown type",
+	    count > 1 ? ", of several that match" : "");
+	if (s->kind == SPEC_UBI && strncmp(dev, "/dev/ubiblock", 13) == 0)
+		out("%-16s the %s in UBI volume ubi%s, through its ubiblock device (made at boot)\n",
+		    "", type, dev + 13);
 }
 
 static void print_spec(const char *role, const struct spec *s, const struct config *c, int upper)

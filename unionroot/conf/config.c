@@ -10,9 +10,8 @@
 #include "conf/cmdline.h"
 #include "conf/spec.h"
 #include "conf/verity_arg.h"
-#include "config_values.h"
+#include "conf/config_values.h"
 #include "lib/sbuf.h"
-#include "media/verity.h"
 
 enum ptype {
 	P_SPECLIST, /* union.lower */

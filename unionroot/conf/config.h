@@ -9,7 +9,7 @@
 
 #include "conf/spec.h"
 #include "lib/defs.h"
-#include "media/verity.h"
+#include "conf/verity_arg.h"
 
 #define CFG_SPEC_MAX 256   /* one SPEC */
 #define CFG_LIST_MAX 1024  /* a comma list of SPECs */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The shapes a configuration value may take: a whole number in a range, a
  * file system type's name, mount options, a tmpfs size, a byte count. */
-#include "config_values.h"
+#include "conf/config_values.h"
 
 #include <errno.h>
 #include <string.h>

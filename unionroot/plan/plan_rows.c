@@ -13,6 +13,12 @@ static void add(struct plan *p, int kind, unsigned arg, int onfail, const char *
 		p->row[p->nrow++] = (struct plan_row){ kind, arg, onfail, why };
 }
 
+/* The writable device was not found: its fallback comes before any mount. */
+static int not_found(const struct plan_facts *f)
+{
+	return f->failed_step == STEP_FIND || (f->failed_step == STEP_NONE && f->upper_present == PRESENT_NO);
+}
+
 static int done(const struct plan_facts *f, int kind)
 {
 	return f->done >> kind & 1;
@@ -23,23 +29,23 @@ static int done(const struct plan_facts *f, int kind)
  * kiosk session on top). */
 static void device_rows(struct plan *p)
 {
-	add(p, RUN_MOUNT_BRANCH, 0, RUNFAIL_BRANCH, "the writable device, checked when union.fsck asks");
-	add(p, RUN_READ_STATE, 0, RUNFAIL_NONE, "boot counter and layer identities decide failsafe, reset, upgrade");
+	add(p, RUN_MOUNT_BRANCH, 0, RUNFAIL_BRANCH, NULL);
+	add(p, RUN_READ_STATE, 0, RUNFAIL_NONE, NULL);
 	if (p->decided.failsafe) {
-		add(p, RUN_FAILSAFE, 0, RUNFAIL_NONE, "failsafe: the branch stays read-only at /run/unionroot/saved");
-		add(p, RUN_TMPFS, 0, RUNFAIL_BRANCH, "failsafe: a volatile branch");
+		add(p, RUN_FAILSAFE, 0, RUNFAIL_NONE, NULL);
+		add(p, RUN_TMPFS, 0, RUNFAIL_BRANCH, NULL);
 		return;
 	}
 	if (p->backend == PLAN_COPYUP)
-		add(p, RUN_TAKE_RESET, 0, RUNFAIL_NONE, "copy-up restores the factory tree itself");
-	add(p, RUN_LAYOUT, 0, RUNFAIL_BRANCH, p->reset_why ? p->reset_why : "upper/, work/, .unionroot/");
-	add(p, RUN_SAVE_STATE, 0, RUNFAIL_NONE, "the boot counter and the layers' identities");
+		add(p, RUN_TAKE_RESET, 0, RUNFAIL_NONE, NULL);
+	add(p, RUN_LAYOUT, 0, RUNFAIL_BRANCH, p->reset_why);
+	add(p, RUN_SAVE_STATE, 0, RUNFAIL_NONE, NULL);
 	if (!p->kiosk)
 		return;
 	if (p->backend == PLAN_COPYUP)
-		add(p, RUN_SESSION_COPY, 0, RUNFAIL_NONE, "kiosk: the saved branch is brought up to date first");
-	add(p, RUN_SESSION, 0, RUNFAIL_NONE, "kiosk: the saved branch stays read-only at /run/unionroot/saved");
-	add(p, RUN_TMPFS, 0, RUNFAIL_BRANCH, "kiosk: a tmpfs takes this session's changes");
+		add(p, RUN_SESSION_COPY, 0, RUNFAIL_NONE, NULL);
+	add(p, RUN_SESSION, 0, RUNFAIL_NONE, NULL);
+	add(p, RUN_TMPFS, 0, RUNFAIL_BRANCH, NULL);
 }
 
 /* The union at /newroot over the branch the rows before it made. */
@@ -49,7 +55,7 @@ static void union_rows(struct plan *p)
 
 	if (p->backend == PLAN_OVERLAY) {
 		if (f->fresh_work_tried && p->upper_kind == UPPER_DEVICE && !p->kiosk)
-			add(p, RUN_FRESH_WORK, 0, RUNFAIL_BRANCH, "the overlay refused the branch: work/ afresh");
+			add(p, RUN_FRESH_WORK, 0, RUNFAIL_BRANCH, NULL);
 		add(p, RUN_OVERLAY, 0, p->upper_kind == UPPER_DEVICE && !p->kiosk ? RUNFAIL_BRANCH :
 										   RUNFAIL_UNION,
 		    p->backend_why);
@@ -64,23 +70,23 @@ void plan_rows(struct plan *p)
 	int branch;
 
 	p->nrow = 0;
-	add(p, RUN_MODULES, 0, RUNFAIL_NONE, "the board's and the command line's, in dependency order");
-	add(p, RUN_WAIT_MEDIA, 0, RUNFAIL_STOP, "every layer's medium, the writable device, hash trees");
-	if (p->upper_failed && f->failed_step == STEP_FIND)
+	add(p, RUN_MODULES, 0, RUNFAIL_NONE, NULL);
+	add(p, RUN_WAIT_MEDIA, 0, RUNFAIL_STOP, NULL);
+	if (p->upper_failed && not_found(f))
 		add(p, RUN_FALLBACK, 0, RUNFAIL_NONE, p->fallback_why);
 	if (f->upper_present == PRESENT_YES && p->upper_kind == UPPER_DEVICE && !p->upper_failed &&
 	    !(f->upper_type && f->upper_type[0]) && !f->cfg->upperfs[0])
-		add(p, RUN_FORMAT, 0, RUNFAIL_NONE, "the writable device holds no file system (union.format)");
+		add(p, RUN_FORMAT, 0, RUNFAIL_NONE, NULL);
 	if (p->nverity || p->verity_refused[0] || p->verity_left_out)
-		add(p, RUN_VERIFY, 0, RUNFAIL_VERITY, "union.verity: a layer that fails is never mounted");
+		add(p, RUN_VERIFY, 0, RUNFAIL_VERITY, NULL);
 	for (unsigned i = 1; i <= p->nlayers; i++)
-		add(p, RUN_MOUNT_LOWER, i, RUNFAIL_STOP, "a read-only layer has no stand-in");
+		add(p, RUN_MOUNT_LOWER, i, RUNFAIL_STOP, NULL);
 	if (p->upper_kind != UPPER_NONE && p->nlayers)
-		add(p, RUN_PROBE_OVERLAY, 0, RUNFAIL_NONE, "the initramfs' overlay module, else the image's");
-	if (p->upper_failed && f->failed_step != STEP_FIND)
+		add(p, RUN_PROBE_OVERLAY, 0, RUNFAIL_NONE, NULL);
+	if (p->upper_failed && !not_found(f))
 		add(p, RUN_FALLBACK, 0, RUNFAIL_NONE, p->fallback_why);
 	if (p->backend == PLAN_STOP) {
-		add(p, RUN_HANDOFF, 0, RUNFAIL_STOP, "never reached: the boot stops");
+		add(p, RUN_HANDOFF, 0, RUNFAIL_STOP, NULL);
 		return;
 	}
 	if (p->backend == PLAN_READONLY && p->copyup_missing && p->upper_kind != UPPER_NONE)
@@ -94,7 +100,7 @@ void plan_rows(struct plan *p)
 		union_rows(p);
 	else
 		add(p, RUN_READONLY, 0, RUNFAIL_STOP, p->backend_why);
-	add(p, RUN_HANDOFF, 0, RUNFAIL_STOP, "the real init on the union");
+	add(p, RUN_HANDOFF, 0, RUNFAIL_STOP, NULL);
 }
 
 int plan_row_done(const struct plan *p, const struct plan_row *r)

@@ -18,17 +18,7 @@ static void upper_line(struct sbuf *sb, const struct plan *p, const char *spec)
 
 	sbuf_addf(sb, KEY, "writable");
 	if (p->upper_failed) {
-		if (f->upper_failed[0])
-			sbuf_add(sb, f->upper_failed);
-		else if (p->upper_needs_copyup)
-			sbuf_addf(sb, PLAN_NEEDS_COPYUP, dev ? dev : spec, p->copyup_missing);
-		else if (PLAN_WITHOUT_FLASH(f) && p->upper_no_flash)
-			sbuf_addf(sb, PLAN_NEEDS_FLASH, "writable branch", spec);
-		else if (f->upper_present == PRESENT_NO)
-			sbuf_addf(sb, "writable device %s not found", spec);
-		else
-			sbuf_addf(sb, "writable branch %s holds no known file system", dev ? dev : spec);
-		sbuf_addf(sb, "; union.onfail=%s%s\n", config_onfail_name(c->onfail),
+		sbuf_addf(sb, "%s; union.onfail=%s%s\n", p->fallback_why, config_onfail_name(c->onfail),
 			  p->upper_kind == UPPER_TMPFS ? ": tmpfs (volatile)" : "");
 	} else if (p->decided.failsafe) {
 		sbuf_addf(sb, "tmpfs (volatile): failsafe; %s stays read-only at /run/unionroot/saved\n",
@@ -145,8 +135,8 @@ static void verity_lines(struct sbuf *sb, const struct plan *p)
 /* The steps, numbered, each with its argument, why, and what its failure does. */
 static void step_lines(struct sbuf *sb, const struct plan *p)
 {
-	static const char *const onfail[] = { "; failing, the boot stops", "; failing, verity stops the boot",
-					      "; failing, union.onfail", "; failing, no writable branch", "" };
+	static const char *const onfail[] = { " (failing: the boot stops)", " (failing: verity's stop)",
+					      " (failing: union.onfail)", " (failing: no writable branch)", "" };
 
 	for (unsigned i = 0; i < p->nrow; i++) {
 		const struct plan_row *r = &p->row[i];
@@ -154,7 +144,7 @@ static void step_lines(struct sbuf *sb, const struct plan *p)
 		sbuf_addf(sb, KEY "%2u %s", i ? "" : "steps", i + 1, plan_row_name(r->kind));
 		if (r->kind == RUN_MOUNT_LOWER)
 			sbuf_addf(sb, " %u", r->arg);
-		sbuf_addf(sb, ": %s%s\n", r->why ? r->why : "", onfail[r->onfail]);
+		sbuf_addf(sb, "%s%s%s\n", r->why ? ": " : "", r->why ? r->why : "", onfail[r->onfail]);
 	}
 }
 
