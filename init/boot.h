@@ -56,6 +56,7 @@ struct boot {
 	char lower_dir[SPEC_LIST_MAX][48];
 	const char *lower_paths[SPEC_LIST_MAX]; /* lower_dir, for a reset */
 	int rw;                            /* RWDIR's top while a step works on it, -1 */
+	int mount_broken;                  /* union.break=mount was offered, once */
 
 	/* the plan: facts in (the ones plan_build reads), decisions out */
 	struct plan_facts facts;           /* what the boot learnt so far, for plan_build */

@@ -15,6 +15,7 @@
 #include "lib/log.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 #define SHELL "/bin/sh"
 
@@ -63,20 +64,19 @@ int rescue_shell(const char *why)
 
 static NORETURN void power(int how, const char *what)
 {
-	sync();
+	sys_power(0);
 	for (int left = RESCUE_REBOOT_S; how == RB_AUTOBOOT && left > 0; left--) {
 		char line[48];
 
 		if (strfmt(line, sizeof(line), "unionroot: rebooting in %d s\r", left) == 0)
-			IGNORE(write(2, line, strlen(line))); /* console progress, best effort */
-		sleep(1);
+			IGNORE(sys_write(2, line, strlen(line))); /* console progress, best effort */
+		sys_sleep_ms(1000);
 	}
 	log_err("%s now", what);
-	sync();
-	reboot(how);
+	sys_power(how);
 	/* reboot(2) refused: stay alive, PID 1 must never exit */
 	for (;;)
-		pause();
+		sys_sleep_ms(3600 * 1000);
 }
 
 void rescue_power(int halt, const char *what)

@@ -246,31 +246,43 @@ static void record(struct boot *b, const struct plan_row *r, int rc, const struc
 	}
 }
 
+int boot_next(struct boot *b)
+{
+	const struct plan_row *r;
+
+	replan(b);
+	r = next_row(b);
+	return r ? r->kind : -1;
+}
+
+int boot_turn(struct boot *b)
+{
+	const struct plan_row *r;
+	struct step_out o = { "", STEP_NONE };
+	int rc;
+
+	replan(b);
+	r = next_row(b);
+	if (!r) /* the last row hands over and never returns */
+		rescue_fatal(b, "the plan has no step left");
+	if (!b->mount_broken && r->kind != RUN_MODULES && r->kind != RUN_WAIT_MEDIA &&
+	    r->kind != RUN_FORMAT && !(r->kind == RUN_FALLBACK && b->facts.failed_step == STEP_FIND)) {
+		rescue_break(b, BREAK_MOUNT, "mount");
+		watchdog_phase(WD_PHASE_S, "building the union");
+		b->mount_broken = 1;
+	}
+	rc = run_row(b, r, &o);
+	record(b, r, rc, &o);
+	return r->kind;
+}
+
 void boot_run(struct boot *b)
 {
-	int first_mount = 1;
-
 	b->rw = -1;
 	b->upper_kind = UPPER_NONE;
 	replan(b);
 	if (b->cfg.session_volatile && b->plan.upper_kind != UPPER_DEVICE)
 		log_warn("union.session=volatile needs a persistent writable branch to layer; this boot is volatile anyway");
-	for (;;) {
-		const struct plan_row *r;
-		struct step_out o = { "", STEP_NONE };
-		int rc;
-
-		replan(b);
-		r = next_row(b);
-		if (!r) /* the last row hands over and never returns */
-			rescue_fatal(b, "the plan has no step left");
-		if (first_mount && r->kind != RUN_MODULES && r->kind != RUN_WAIT_MEDIA &&
-		    r->kind != RUN_FORMAT && !(r->kind == RUN_FALLBACK && b->facts.failed_step == STEP_FIND)) {
-			rescue_break(b, BREAK_MOUNT, "mount");
-			watchdog_phase(WD_PHASE_S, "building the union");
-			first_mount = 0;
-		}
-		rc = run_row(b, r, &o);
-		record(b, r, rc, &o);
-	}
+	for (;;)
+		IGNORE(boot_turn(b));
 }

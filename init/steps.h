@@ -36,5 +36,10 @@ int step_copyup(struct boot *b);
 
 /* init/run.c: the loop, from the configuration to the real init */
 NORETURN void boot_run(struct boot *b);
+/* One turn of it: the plan built again, its first row not done run and its
+ * outcome recorded; the row's enum run_kind. boot_next: that row's kind,
+ * not run (-1: none). For the unit tests, which stop before the hand-off. */
+int boot_turn(struct boot *b);
+int boot_next(struct boot *b);
 
 #endif

@@ -447,6 +447,18 @@ int sys_sched_policy(int policy)
 	return 0;
 }
 
+void (*fake_power_hook)(int how);
+
+void sys_power(int how)
+{
+	char arg[16];
+
+	snprintf(arg, sizeof(arg), "%d", how);
+	IGNORE(call("power", arg));
+	if (how && fake_power_hook)
+		fake_power_hook(how); /* a test's longjmp: the boot stopped here */
+}
+
 void sys_sleep_ms(unsigned ms)
 {
 	IGNORE(call("sleep_ms", NULL));

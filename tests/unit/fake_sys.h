@@ -32,4 +32,7 @@ void fake_sys_statfs(const struct statfs *sfs);
 int fake_sys_mounted(const char *target);
 
 extern uint64_t fake_now_ms, fake_tick_ms;
+/* Called by sys_power with a reboot(2) command: a test longjmps out, for
+ * PID 1 would stop there. */
+extern void (*fake_power_hook)(int how);
 #endif

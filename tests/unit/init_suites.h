@@ -3,3 +3,4 @@
 SUITE(init_room)
 SUITE(init_fsck)
 SUITE(init_firstboot)
+SUITE(init_run)

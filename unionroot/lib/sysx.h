@@ -67,6 +67,8 @@ int sys_umount2(const char *path, int flags) WUR;
 /* processes */
 int sys_execve(const char *path, char *const argv[], char *const envp[]) WUR;
 NORETURN void sys_exit(int status);
+/* sync(), then reboot(how) unless how is 0 (a sync alone); returns when refused. */
+void sys_power(int how);
 int sys_kill(pid_t pid, int sig) WUR;
 pid_t sys_waitpid(pid_t pid, int *status, int flags) WUR;
 int sys_waitid(idtype_t type, id_t id, siginfo_t *si, int flags) WUR;
