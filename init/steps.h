@@ -17,6 +17,8 @@ int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o);
 int step_overlay(struct boot *b, int device, struct step_out *o);
 int step_fresh_work(struct boot *b);
 int step_readonly(struct boot *b, struct step_out *o);
+/* Closes the branch's top, if open. */
+void step_close_branch(struct boot *b);
 /* init/writable.c: the writable branch at RWDIR; b->rw its top */
 int step_mount_branch(struct boot *b, struct step_out *o);
 void step_read_state(struct boot *b);
@@ -25,8 +27,6 @@ int step_layout(struct boot *b, struct step_out *o);
 void step_save_state(struct boot *b);
 void step_session(struct boot *b);
 int step_tmpfs(struct boot *b, struct step_out *o);
-/* Closes the branch's top, if open. */
-void step_close_branch(struct boot *b);
 /* init/union_copyup.c */
 void step_probe_overlay(struct boot *b);
 void step_no_copyup(struct boot *b);

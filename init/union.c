@@ -73,6 +73,13 @@ void union_detach(const char *path)
 		log_warn("cannot unmount %s: %s", path, strerror(-rc));
 }
 
+void step_close_branch(struct boot *b)
+{
+	if (b->rw >= 0)
+		sys_close(b->rw);
+	b->rw = -1;
+}
+
 /* The root gets the removable branch's nodev/nosuid while any of the branch
  * is in it (persistent, or kept at SAVEDIR by a failsafe or kiosk boot);
  * none once union.onfail released it. */

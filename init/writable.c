@@ -374,10 +374,3 @@ void step_save_state(struct boot *b)
 	room_after_boot(b, b->rw);
 	b->upper_kind = UPPER_DEVICE;
 }
-
-void step_close_branch(struct boot *b)
-{
-	if (b->rw >= 0)
-		sys_close(b->rw);
-	b->rw = -1;
-}
