@@ -82,7 +82,7 @@ void step_close_branch(struct boot *b)
 
 /* The root gets the removable branch's nodev/nosuid while any of the branch
  * is in it (persistent, or kept at SAVEDIR by a failsafe or kiosk boot);
- * none once union.onfail released it. */
+ * none once the fallback released it. */
 static void set_root_flags(struct boot *b)
 {
 	b->root_flags = b->upper_released ? 0 : b->upper_flags;
@@ -114,7 +114,7 @@ static int mount_overlay(struct boot *b, int with_upper)
 }
 
 /* The overlay over the branch at b->rw (closed once it is up). On the
- * persistent device a refusal says why, for union.onfail: 0 or -errno. */
+ * persistent device a refusal says why, for the fallback: 0 or -errno. */
 int step_overlay(struct boot *b, int device, struct step_out *o)
 {
 	int rc;

@@ -70,7 +70,7 @@ void step_probe_overlay(struct boot *b)
 	}
 }
 
-/* Copy-up is needed where the build has none, and even union.onfail's
+/* Copy-up is needed where the build has none, and even the fallback's
  * branch needs it: the root is the read-only layer alone. */
 void step_no_copyup(struct boot *b)
 {
