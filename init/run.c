@@ -279,7 +279,7 @@ int boot_turn(struct boot *b)
 void boot_run(struct boot *b)
 {
 	b->rw = -1;
-	b->upper_kind = UPPER_NONE;
+	step_branch_none(b);
 	replan(b);
 	if (b->cfg.session_volatile && b->plan.upper_kind != UPPER_DEVICE)
 		log_warn("union.session=volatile needs a persistent writable branch to layer; this boot is volatile anyway");

@@ -17,6 +17,8 @@ int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o);
 int step_overlay(struct boot *b, int device, struct step_out *o);
 int step_fresh_work(struct boot *b);
 int step_readonly(struct boot *b, struct step_out *o);
+/* The copy-up root: upper/ bound at /newroot, as the backend. */
+int union_copyup_root(struct boot *b);
 /* Closes the branch's top, if open. */
 void step_close_branch(struct boot *b);
 /* init/writable.c: the writable branch at RWDIR; b->rw its top */
@@ -25,6 +27,8 @@ void step_read_state(struct boot *b);
 void step_failsafe(struct boot *b);
 int step_layout(struct boot *b, struct step_out *o);
 void step_save_state(struct boot *b);
+/* No branch carried out yet: where the loop starts. */
+void step_branch_none(struct boot *b);
 void step_session(struct boot *b);
 int step_tmpfs(struct boot *b, struct step_out *o);
 /* init/union_copyup.c */

@@ -144,6 +144,28 @@ int step_fresh_work(struct boot *b)
 	return branch_fresh_work(b->rw);
 }
 
+/* The copy-up root: upper/ of the branch bound at /newroot with the
+ * flags the branch's medium asks for: 0, or -errno (said). */
+int union_copyup_root(struct boot *b)
+{
+	int rc;
+
+	set_root_flags(b);
+	rc = sys_mount(RWDIR "/" BRANCH_UPPER, NEWROOT, NULL, MS_BIND, NULL);
+	/* the root has the flags union.removable asks for, not the tmpfs's */
+	if (rc == 0)
+		rc = sys_remount(NEWROOT, MS_BIND | b->root_flags | (b->cfg.rorw == RORW_RO ? MS_RDONLY : 0),
+				 MS_NODEV | MS_NOSUID);
+	if (rc < 0) {
+		log_err("copy-up: binding %s/upper to %s failed: %s; booting the read-only layer",
+			RWDIR, NEWROOT, strerror(-rc));
+		return rc;
+	}
+	IGNORE(strfmt(b->copyup_text, sizeof(b->copyup_text), "copyup (%s)", b->plan.backend_why)); /* fits */
+	b->backend = b->copyup_text;
+	return 0;
+}
+
 /* The root without a writable branch: the layers as a read-only overlay, or
  * the one layer bound. */
 int step_readonly(struct boot *b, struct step_out *o)

@@ -209,23 +209,10 @@ int step_copyup(struct boot *b)
 
 	if (!(b->facts.done >> RUN_TAKE_RESET & 1))
 		say_copyup(b); /* a device said it when it took its reset over */
-	b->root_flags = b->upper_released ? 0 : b->upper_flags;
 	rc = copyup_fill(b, b->rw, b->session_layer ? SAVEDIR "/" BRANCH_UPPER : LOWER0,
 			 "booting the read-only layer without it");
 	step_close_branch(b);
 	if (rc < 0)
 		return rc;
-	rc = sys_mount(RWDIR "/" BRANCH_UPPER, NEWROOT, NULL, MS_BIND, NULL);
-	/* the root has the flags union.removable asks for, not the tmpfs's */
-	if (rc == 0)
-		rc = sys_remount(NEWROOT, MS_BIND | b->root_flags | (b->cfg.rorw == RORW_RO ? MS_RDONLY : 0),
-				 MS_NODEV | MS_NOSUID);
-	if (rc < 0) {
-		log_err("copy-up: binding %s/upper to %s failed: %s; booting the read-only layer",
-			RWDIR, NEWROOT, strerror(-rc));
-		return rc;
-	}
-	IGNORE(strfmt(b->copyup_text, sizeof(b->copyup_text), "copyup (%s)", b->plan.backend_why)); /* fits */
-	b->backend = b->copyup_text;
-	return 0;
+	return union_copyup_root(b);
 }

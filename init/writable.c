@@ -363,6 +363,11 @@ int step_layout(struct boot *b, struct step_out *o)
 }
 
 /* The next control state: a failure costs this boot its count. */
+void step_branch_none(struct boot *b)
+{
+	b->upper_kind = UPPER_NONE;
+}
+
 void step_save_state(struct boot *b)
 {
 	int rc = state_save(b->rw, &b->plan.decided.next);
