@@ -37,14 +37,14 @@ struct boot {
 
 	/* facts: step 4 (devwait, image, flash, firstboot, verity) */
 	struct blkdev_table devs;
-	char lower_dev[SPEC_LIST_MAX][48];
-	char lower_type[SPEC_LIST_MAX][16];
+	char lower_dev[SPEC_LIST_MAX][DEVNODE_MAX];
+	char lower_type[SPEC_LIST_MAX][FSTYPE_MAX];
 	char lower_via[SPEC_LIST_MAX][SPEC_PATHS_MAX * 64]; /* medium:path..., "" */
 	char lower_verity[SPEC_LIST_MAX][256]; /* "verified ...", "" when not asked */
-	char upper_dev[48];
+	char upper_dev[DEVNODE_MAX];
 	int upper_released;                /* given up (union.onfail): its medium released */
-	char upper_type[16];
-	char upper_medium[48];             /* a persistence file's medium, "" */
+	char upper_type[FSTYPE_MAX];
+	char upper_medium[DEVNODE_MAX];             /* a persistence file's medium, "" */
 	char upper_via[SPEC_PATHS_MAX * 64]; /* "/dev/sda1:/persistence.img (direct I/O)" */
 	char hash_missing[PLAN_FAIL_MAX];  /* a hash tree's device not found: why, "" */
 	/* facts: step 5, the branch's control state (writable.c) */
@@ -143,7 +143,7 @@ struct image_req {
 	int toram;                      /* copy the innermost image into RAM */
 	int quiet_enoent;               /* auto: a medium without the image is no error */
 	int rw;                         /* a persistence file: read-write, one path */
-	char out_dev[48], out_type[16]; /* the loop device and what it holds */
+	char out_dev[DEVNODE_MAX], out_type[FSTYPE_MAX]; /* the loop device and what it holds */
 	char via[SPEC_PATHS_MAX * 64];  /* "/dev/sr0:/live/x.squashfs (direct I/O)" */
 };
 /* Mounts the medium read-only, opens each path beneath it and loop-attaches
@@ -169,7 +169,7 @@ void image_release_upper(struct boot *b);
 int image_present(struct boot *b, const char *dev, const char *type, const char *path) WUR;
 /* init/flash.c: resolves mtd:/ubi: SPECs for devices_wait(); 1 when done
  * (type "" when the medium holds something unusable, already reported),
- * 0 to wait on. dev holds 48 bytes, type 16. */
+ * 0 to wait on. dev holds DEVNODE_MAX bytes, type FSTYPE_MAX. */
 int flash_resolve(struct boot *b, const struct spec *s, int is_upper, char *dev, char *type,
 		  const char *role) WUR;
 /* Erases the writable MTD for union.format=jffs2; 0 or -errno (reported). */

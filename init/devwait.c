@@ -20,8 +20,8 @@ struct want {
 	const struct spec *spec;
 	int kind;              /* enum plan_wait_kind */
 	const char *role;      /* "read-only layer 1", "writable branch" */
-	char *dev;             /* where the answer goes (48 bytes) */
-	char *type;            /* 16 bytes */
+	char *dev;             /* where the answer goes (DEVNODE_MAX bytes) */
+	char *type;            /* FSTYPE_MAX bytes */
 	uint64_t deadline_ms;  /* UINT64_MAX: no deadline */
 	int done;
 	int no_flash;          /* the plan's: raw flash, which this build leaves out */
@@ -78,9 +78,9 @@ static int open_persistence(struct boot *b, struct want *w, const struct blkdev 
 				      r.paths[0], d->path, image_why(rc))); /* may cut */
 		return rc;
 	}
-	IGNORE(strcopy(w->dev, 48, r.out_dev));  /* both 48 bytes */
-	IGNORE(strcopy(w->type, 16, r.out_type)); /* both 16 bytes */
-	IGNORE(strcopy(b->upper_medium, sizeof(b->upper_medium), d->path)); /* both 48 */
+	IGNORE(strcopy(w->dev, DEVNODE_MAX, r.out_dev));
+	IGNORE(strcopy(w->type, FSTYPE_MAX, r.out_type));
+	IGNORE(strcopy(b->upper_medium, sizeof(b->upper_medium), d->path)); /* both DEVNODE_MAX */
 	IGNORE(strcopy(b->upper_via, sizeof(b->upper_via), r.via)); /* same size */
 	return 1;
 }
@@ -109,8 +109,8 @@ static int open_chain(struct boot *b, struct want *w, const struct blkdev *d, in
 	rc = image_open(b, &r);
 	if (rc < 0)
 		return rc;
-	IGNORE(strcopy(w->dev, 48, r.out_dev));  /* both 48 bytes */
-	IGNORE(strcopy(w->type, 16, r.out_type)); /* both 16 bytes */
+	IGNORE(strcopy(w->dev, DEVNODE_MAX, r.out_dev));
+	IGNORE(strcopy(w->type, FSTYPE_MAX, r.out_type));
 	IGNORE(strcopy(b->lower_via[lower_index(b, w)], sizeof(b->lower_via[0]), r.via));
 	return 1;
 }
@@ -205,8 +205,8 @@ static int try_resolve(struct boot *b, struct want *w, int past, char *why, size
 	d = choose(b, w, past, text, why, whylen);
 	if (!d)
 		return why[0] ? -EPERM : 0;
-	IGNORE(strcopy(w->dev, 48, d->path));  /* both 48 bytes */
-	IGNORE(strcopy(w->type, 16, d->probed == 1 ? d->info.type : ""));
+	IGNORE(strcopy(w->dev, DEVNODE_MAX, d->path));
+	IGNORE(strcopy(w->type, FSTYPE_MAX, d->probed == 1 ? d->info.type : ""));
 	announce(w, text, d);
 	if (is_upper(b, w))
 		rc = open_persistence(b, w, d, why, whylen);
@@ -374,7 +374,7 @@ static uint64_t root_delay(const struct boot *b, int sock)
  * has no such layer (root= is read as one SPEC). */
 static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, uint64_t now)
 {
-	static char roles[2][SPEC_LIST_MAX][40], hash_dev[SPEC_LIST_MAX][48], hash_type[16];
+	static char roles[2][SPEC_LIST_MAX][40], hash_dev[SPEC_LIST_MAX][DEVNODE_MAX], hash_type[FSTYPE_MAX];
 	static struct spec hash[SPEC_LIST_MAX];
 	const struct verity_arg *a;
 	unsigned i = pw->layer - 1;

@@ -111,7 +111,7 @@ static int resolve_mtd(struct boot *b, const struct spec *s, int is_upper, char 
 	if (find_part(s->value, &part) < 0)
 		return 0;
 	if (strfmt(name, sizeof(name), "mtdblock%d", part.index) < 0 ||
-	    strfmt(dev, 48, "/dev/%s", name) < 0)
+	    strfmt(dev, DEVNODE_MAX, "/dev/%s", name) < 0)
 		return 0;
 	if (sys_stat(dev, &st) < 0 || !S_ISBLK(st.st_mode))
 		return 0; /* mtdblock not loaded yet, or its node is still coming */
@@ -122,7 +122,7 @@ static int resolve_mtd(struct boot *b, const struct spec *s, int is_upper, char 
 		return 0; /* the next refresh probes it */
 	type[0] = '\0';
 	if (d->probed == 1) {
-		IGNORE(strcopy(type, 16, d->info.type)); /* probe types are short */
+		IGNORE(strcopy(type, FSTYPE_MAX, d->info.type)); /* probe types are short */
 		log_info("%s: mtd:%s is %s (mtd%d, %s)", role, s->value, dev, part.index, type);
 		return 1;
 	}
@@ -133,7 +133,7 @@ static int resolve_mtd(struct boot *b, const struct spec *s, int is_upper, char 
 		upper_mtd.content = content;
 	}
 	if (content == FLASH_ERASED || content == FLASH_JFFS2) {
-		IGNORE(strcopy(type, 16, "jffs2"));
+		IGNORE(strcopy(type, FSTYPE_MAX, "jffs2"));
 		log_info("%s: mtd:%s is %s (mtd%d, %s%s)", role, s->value, dev, part.index,
 			 content == FLASH_ERASED ? "erased flash" : "jffs2",
 			 content == FLASH_ERASED ? ": mounts as an empty jffs2" : "");
@@ -301,11 +301,11 @@ static int ubi_make_volume(const char *name)
  * when the volume cannot be used, said why. */
 static int lower_volume(const struct spec *s, char *dev, char *type, const char *role)
 {
-	char block[48];
-	int rc = ubiblock_probe(dev, type, 16);
+	char block[DEVNODE_MAX];
+	int rc = ubiblock_probe(dev, type, FSTYPE_MAX);
 
 	if (rc == UBI_HOLDS_UBIFS) {
-		IGNORE(strcopy(type, 16, "ubifs")); /* fits */
+		IGNORE(strcopy(type, FSTYPE_MAX, "ubifs")); /* fits */
 		log_info("%s: ubi:%s is %s (ubifs)", role, s->value, dev);
 		return 1;
 	}
@@ -327,7 +327,7 @@ static int lower_volume(const struct spec *s, char *dev, char *type, const char 
 		return 1;
 	}
 	log_info("%s: ubi:%s is %s (%s in UBI volume %s)", role, s->value, block, type, dev);
-	IGNORE(strcopy(dev, 48, block)); /* same size */
+	IGNORE(strcopy(dev, DEVNODE_MAX, block)); /* same size */
 	return 1;
 }
 
@@ -353,9 +353,9 @@ static int resolve_ubi(struct boot *b, const struct spec *s, int is_upper, char 
 		if (ubi_walk(&w) < 0)
 			return 0;
 	}
-	if (strfmt(dev, 48, "ubi%d_%d", w.dev, w.vol) < 0)
+	if (strfmt(dev, DEVNODE_MAX, "ubi%d_%d", w.dev, w.vol) < 0)
 		return 0;
-	IGNORE(strcopy(type, 16, "ubifs")); /* fits */
+	IGNORE(strcopy(type, FSTYPE_MAX, "ubifs")); /* fits */
 	if (!is_upper)
 		return lower_volume(s, dev, type, role);
 	log_info("%s: ubi:%s is %s (ubifs)", role, s->value, dev);

@@ -53,7 +53,7 @@ static unsigned media_seq, toram_seq;
  * state (EBUSY), so the stick holding both the image and the persistence
  * file is mounted read-write once, and the image opened read-only from it. */
 struct medium {
-	char dev[48];
+	char dev[DEVNODE_MAX];
 	char dir[48];
 	unsigned users;
 	int rw;
@@ -403,7 +403,7 @@ int image_open(struct boot *b, struct image_req *r)
 			 in_ram ? ", in RAM" : "");
 		dev = ld.path;
 		type = info.type;
-		IGNORE(strcopy(r->out_type, sizeof(r->out_type), info.type)); /* 16 bytes both */
+		IGNORE(strcopy(r->out_type, sizeof(r->out_type), info.type)); /* FSTYPE_MAX both */
 	}
 	if (r->npaths == 0 && r->toram) {
 		rc = device_toram(r, &ld, &info);
@@ -412,10 +412,10 @@ int image_open(struct boot *b, struct image_req *r)
 		in_ram = rc;
 		if (in_ram) {
 			dev = ld.path;
-			IGNORE(strcopy(r->out_type, sizeof(r->out_type), info.type)); /* 16 bytes both */
+			IGNORE(strcopy(r->out_type, sizeof(r->out_type), info.type)); /* FSTYPE_MAX both */
 		}
 	}
-	IGNORE(strcopy(r->out_dev, sizeof(r->out_dev), dev)); /* 48 bytes both */
+	IGNORE(strcopy(r->out_dev, sizeof(r->out_dev), dev)); /* DEVNODE_MAX both */
 	if (r->npaths == 0 && !in_ram)
 		IGNORE(strcopy(r->out_type, sizeof(r->out_type), r->type));
 	via_text(r, in_ram, ld.direct_io);

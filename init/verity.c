@@ -119,7 +119,7 @@ static int setup(struct boot *b, struct vdev *v, unsigned n, char *node, size_t 
 static int one_layer(struct boot *b, unsigned i, const struct verity_arg *a, char *why, size_t cap)
 {
 	struct vdev v = { .a = a, .data = b->lower_dev[i], .hash = a->hashdev[0] ? a->hashdev : b->lower_dev[i] };
-	char node[48];
+	char node[DEVNODE_MAX];
 	int rc;
 
 	if (b->pivot) {
@@ -137,7 +137,7 @@ static int one_layer(struct boot *b, unsigned i, const struct verity_arg *a, cha
 		      a->root, node, b->lower_dev[i], v.hash, (unsigned long long)v.offset,
 		      verity_onerror_name(b->cfg.verity_onerror))); /* a cut status line is fine */
 	log_info("read-only layer %u: %s verified by dm-verity as %s", i + 1, b->lower_dev[i], node);
-	IGNORE(strcopy(b->lower_dev[i], sizeof(b->lower_dev[i]), node)); /* 48 bytes both */
+	IGNORE(strcopy(b->lower_dev[i], sizeof(b->lower_dev[i]), node)); /* DEVNODE_MAX both */
 	return 0;
 }
 
