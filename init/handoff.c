@@ -170,13 +170,13 @@ static const char *choose_init(struct boot *b, int root)
 	rescue_fatal(b, why);
 }
 
-NORETURN void handoff(struct boot *b)
+/* Everything that can still fail without harm: the init chosen (argv[0]),
+ * the mount points the early mounts move to, the status written. */
+static const char *handoff_check(struct boot *b, char **argv, size_t cap)
 {
 	const char *init;
-	char *argv[64];
-	int root, old = -1, argc = 0, rc;
+	int root, argc = 0, rc;
 
-	/* --- check: nothing below this block may be undone --- */
 	root = sys_open(NEWROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		rescue_fatal(b, "cannot open the new root " NEWROOT);
@@ -191,7 +191,7 @@ NORETURN void handoff(struct boot *b)
 	}
 	sys_close(root);
 	argv[argc++] = (char *)init;
-	for (int i = 1; b->argv[i] && argc < (int)ARRAY_SIZE(argv) - 1; i++)
+	for (int i = 1; b->argv[i] && argc < (int)cap - 1; i++)
 		argv[argc++] = b->argv[i];
 	argv[argc] = NULL;
 	runtime_copies();
@@ -204,8 +204,15 @@ NORETURN void handoff(struct boot *b)
 		 (unsigned long long)(b->t_mounts - b->t_devices));
 
 	watchdog_stop(); /* it must not outlive the initramfs it runs from */
+	return init;
+}
 
-	/* --- commit --- */
+/* Nothing from here on may be undone: the early mounts move, the root
+ * switches, the initramfs is freed, the init runs. */
+static NORETURN void handoff_commit(struct boot *b, const char *init, char **argv)
+{
+	int old = -1, rc;
+
 	IGNORE(sys_mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)); /* rootfs is private already */
 	for (size_t i = 0; i < ARRAY_SIZE(moved); i++) {
 		char dst[64];
@@ -248,4 +255,12 @@ NORETURN void handoff(struct boot *b)
 		IGNORE(sys_execve(config_inits[i], argv, b->envp)); /* the next one, then rescue */
 	}
 	rescue_fatal(b, "no init could be executed in the new root");
+}
+
+NORETURN void handoff(struct boot *b)
+{
+	char *argv[64];
+	const char *init = handoff_check(b, argv, ARRAY_SIZE(argv));
+
+	handoff_commit(b, init, argv);
 }
