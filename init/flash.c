@@ -157,69 +157,11 @@ static int resolve_mtd(struct boot *b, const struct spec *s, int is_upper, char 
 	return 1;
 }
 
-/* /sys/class/ubi/ubiDEV/FILE as a number. */
-static int read_num(int dev, const char *file, uint64_t *out)
-{
-	char path[96], text[32];
-
-	if (strfmt(path, sizeof(path), "/sys/class/ubi/ubi%d/%s", dev, file) < 0 ||
-	    sys_read_file(path, text, sizeof(text)) < 0)
-		return -ENOENT;
-	return ubi_parse_u64(text, out);
-}
-
-struct ubi_walk {
-	const char *want;       /* volume name, or NULL to look for a device */
-	int want_mtd;           /* with want NULL: the device on this MTD */
-	int dev, vol;           /* the answer */
-};
-
-static int ubi_walk_one(const char *name, unsigned char dtype, void *arg)
-{
-	struct ubi_walk *w = arg;
-	char path[96], text[UBI_MAX_VOLUME_NAME + 2], vname[UBI_MAX_VOLUME_NAME + 1];
-	uint64_t mtd;
-	int dev = -1, vol = -1, kind = ubi_entry(name, &dev, &vol);
-
-	(void)dtype;
-	if (w->want && kind == UBI_VOLUME) {
-		if (strfmt(path, sizeof(path), "/sys/class/ubi/%s/name", name) < 0 ||
-		    sys_read_file(path, text, sizeof(text)) < 0 ||
-		    ubi_parse_name(text, vname, sizeof(vname)) < 0 || strcmp(vname, w->want) != 0)
-			return 0;
-	} else if (!w->want && kind == UBI_DEVICE) {
-		if (read_num(dev, "mtd_num", &mtd) < 0 ||
-		    mtd != (uint64_t)w->want_mtd)
-			return 0;
-	} else {
-		return 0;
-	}
-	/* the lowest numbers win, whatever order the directory lists them in */
-	if (w->dev < 0 || dev < w->dev || (dev == w->dev && vol < w->vol)) {
-		w->dev = dev;
-		w->vol = vol;
-	}
-	return 0;
-}
-
-static int ubi_walk(struct ubi_walk *w)
-{
-	int dir = sys_open("/sys/class/ubi", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
-
-	w->dev = w->vol = -1;
-	if (dir < 0)
-		return dir;
-	rc = sys_dir_each(dir, ubi_walk_one, w);
-	sys_close(dir);
-	return rc < 0 ? rc : (w->dev >= 0 ? 0 : -ENOENT);
-}
-
 /* union.ubi=mtd:NAME: attach that MTD once (unless ubi.mtd= already did). */
 static void ubi_attach(struct boot *b)
 {
 	struct spec s;
 	struct mtd_part part;
-	struct ubi_walk w = { NULL, 0, -1, -1 };
 	struct ubi_attach_req req;
 	char err[128];
 	int fd, rc;
@@ -232,12 +174,10 @@ static void ubi_attach(struct boot *b)
 	}
 	if (find_part(s.value, &part) < 0)
 		return; /* the MTD is not there yet */
-	w.want_mtd = part.index;
-	if (ubi_walk(&w) == 0) {
+	if (ubi_find(NULL, part.index, &ubi.dev, NULL) == 0) {
 		ubi.tried = 1;
-		ubi.dev = w.dev;
 		log_info("UBI: mtd:%s (mtd%d) is attached as ubi%d already", s.value, part.index,
-			 w.dev);
+			 ubi.dev);
 		return;
 	}
 	fd = sys_open("/dev/ubi_ctrl", O_RDONLY | O_CLOEXEC);
@@ -268,8 +208,8 @@ static int ubi_make_volume(const char *name)
 	char path[32];
 	int fd, rc;
 
-	if (read_num(ubi.dev, "avail_eraseblocks", &avail) < 0 ||
-	    read_num(ubi.dev, "eraseblock_size", &ebsize) < 0)
+	if (ubi_sys_num(ubi.dev, "avail_eraseblocks", &avail) < 0 ||
+	    ubi_sys_num(ubi.dev, "eraseblock_size", &ebsize) < 0)
 		return -ENOENT;
 	bytes = ubi_free_bytes(avail, ebsize);
 	if (!bytes)
@@ -334,11 +274,10 @@ static int lower_volume(const struct spec *s, char *dev, char *type, const char 
 static int resolve_ubi(struct boot *b, const struct spec *s, int is_upper, char *dev,
 		       char *type, const char *role)
 {
-	struct ubi_walk w = { s->value, 0, -1, -1 };
-	int rc;
+	int rc, vdev, vol;
 
 	ubi_attach(b);
-	if (ubi_walk(&w) < 0) {
+	if (ubi_find(s->value, 0, &vdev, &vol) < 0) {
 		/* first boot: make the writable volume, once, on the device the
 		 * user named; a read-only layer is never invented */
 		if (!is_upper || ubi.dev < 0 || ubi.made)
@@ -350,10 +289,10 @@ static int resolve_ubi(struct boot *b, const struct spec *s, int is_upper, char 
 				ubi.dev, strerror(-rc));
 			return 0;
 		}
-		if (ubi_walk(&w) < 0)
+		if (ubi_find(s->value, 0, &vdev, &vol) < 0)
 			return 0;
 	}
-	if (strfmt(dev, DEVNODE_MAX, "ubi%d_%d", w.dev, w.vol) < 0)
+	if (strfmt(dev, DEVNODE_MAX, "ubi%d_%d", vdev, vol) < 0)
 		return 0;
 	IGNORE(strcopy(type, FSTYPE_MAX, "ubifs")); /* fits */
 	if (!is_upper)

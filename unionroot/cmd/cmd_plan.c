@@ -97,29 +97,6 @@ static void print_left(void)
 			out("%-16s %.*s (this boot)\n", "drivers left", (int)l.val_len, l.val);
 }
 
-struct ubi_find {
-	const char *want;
-	char dev[DEVNODE_MAX];
-};
-
-/* The lowest-numbered UBI volume of that name, as the boot picks it. */
-static int ubi_one(const char *name, unsigned char type, void *arg)
-{
-	struct ubi_find *u = arg;
-	char path[96], text[160], vname[128];
-	int dev, vol;
-
-	(void)type;
-	if (ubi_entry(name, &dev, &vol) != UBI_VOLUME ||
-	    strfmt(path, sizeof(path), "/sys/class/ubi/%s/name", name) < 0 ||
-	    sys_read_file(path, text, sizeof(text)) < 0 ||
-	    ubi_parse_name(text, vname, sizeof(vname)) < 0 || strcmp(vname, u->want) != 0)
-		return 0;
-	if (!u->dev[0] || strcmp(name, u->dev) < 0)
-		IGNORE(strcopy(u->dev, sizeof(u->dev), name)); /* a short sysfs name */
-	return 0;
-}
-
 /* mtd:NAME is /dev/mtdblockN, ubi:VOLUME a UBI volume (its ubiblock device
  * when it holds a squashfs), found as the boot finds them; an mtdblock without a superblock is erased flash or jffs2,
  * which the boot mounts as jffs2. 1 found (dev DEVNODE_MAX, type FSTYPE_MAX
@@ -127,23 +104,19 @@ static int ubi_one(const char *name, unsigned char type, void *arg)
 static int find_flash(const struct spec *s, char *dev, char *type)
 {
 	static char text[4096];
-	struct ubi_find u = { s->value, "" };
 	struct mtd_part part;
-	int dir, rc;
+	char vname[DEVNODE_MAX];
+	int vdev, vol;
 
 	if (s->kind == SPEC_UBI) {
-		dir = open("/sys/class/ubi", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dir < 0)
+		if (ubi_find(s->value, 0, &vdev, &vol) < 0 ||
+		    strfmt(vname, sizeof(vname), "ubi%d_%d", vdev, vol) < 0)
 			return 0;
-		rc = sys_dir_each(dir, ubi_one, &u);
-		close(dir);
-		if (rc < 0 || !u.dev[0])
-			return 0;
-		IGNORE(strcopy(dev, DEVNODE_MAX, u.dev));  /* same size */
+		IGNORE(strcopy(dev, DEVNODE_MAX, vname));  /* same size */
 		IGNORE(strcopy(type, FSTYPE_MAX, "ubifs")); /* fits */
 		/* a squashfs in the volume is mounted through its ubiblock */
-		if (ubiblock_probe(u.dev, type, FSTYPE_MAX) != UBI_HOLDS_BLOCKFS ||
-		    ubiblock_path(u.dev, dev, DEVNODE_MAX) < 0)
+		if (ubiblock_probe(vname, type, FSTYPE_MAX) != UBI_HOLDS_BLOCKFS ||
+		    ubiblock_path(vname, dev, DEVNODE_MAX) < 0)
 			IGNORE(strcopy(type, FSTYPE_MAX, "ubifs")); /* fits */
 		return 1;
 	}

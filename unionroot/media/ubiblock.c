@@ -91,3 +91,65 @@ int ubiblock_create(const char *volume)
 	close(fd);
 	return rc == -EEXIST ? 0 : rc;
 }
+
+int ubi_sys_num(int dev, const char *file, uint64_t *out)
+{
+	char path[96], text[32];
+
+	if (strfmt(path, sizeof(path), "/sys/class/ubi/ubi%d/%s", dev, file) < 0 ||
+	    sys_read_file(path, text, sizeof(text)) < 0)
+		return -ENOENT;
+	return ubi_parse_u64(text, out);
+}
+
+struct ubi_walk {
+	const char *want;       /* volume name, or NULL to look for a device */
+	int want_mtd;           /* with want NULL: the device on this MTD */
+	int dev, vol;           /* the answer */
+};
+
+static int ubi_walk_one(const char *name, unsigned char dtype, void *arg)
+{
+	struct ubi_walk *w = arg;
+	char path[96], text[UBI_MAX_VOLUME_NAME + 2], vname[UBI_MAX_VOLUME_NAME + 1];
+	uint64_t mtd;
+	int dev = -1, vol = -1, kind = ubi_entry(name, &dev, &vol);
+
+	(void)dtype;
+	if (w->want && kind == UBI_VOLUME) {
+		if (strfmt(path, sizeof(path), "/sys/class/ubi/%s/name", name) < 0 ||
+		    sys_read_file(path, text, sizeof(text)) < 0 ||
+		    ubi_parse_name(text, vname, sizeof(vname)) < 0 || strcmp(vname, w->want) != 0)
+			return 0;
+	} else if (!w->want && kind == UBI_DEVICE) {
+		if (ubi_sys_num(dev, "mtd_num", &mtd) < 0 || mtd != (uint64_t)w->want_mtd)
+			return 0;
+	} else {
+		return 0;
+	}
+	/* the lowest numbers win, whatever order the directory lists them in */
+	if (w->dev < 0 || dev < w->dev || (dev == w->dev && vol < w->vol)) {
+		w->dev = dev;
+		w->vol = vol;
+	}
+	return 0;
+}
+
+int ubi_find(const char *name, int mtd, int *dev, int *vol)
+{
+	struct ubi_walk w = { name, mtd, -1, -1 };
+	int dir = open("/sys/class/ubi", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (dir < 0)
+		return -errno;
+	rc = sys_dir_each(dir, ubi_walk_one, &w);
+	close(dir);
+	if (rc < 0)
+		return rc;
+	if (w.dev < 0)
+		return -ENOENT;
+	*dev = w.dev;
+	if (vol)
+		*vol = w.vol;
+	return 0;
+}
