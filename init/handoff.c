@@ -26,7 +26,7 @@
 #include "lib/sys.h"
 #include "lib/sysx.h"
 
-static const char *const moved[] = { "/dev", "/proc", "/sys", "/run" };
+static const char moved[][6] = { "/dev", "/proc", "/sys", "/run" };
 
 /* Is path an executable regular file inside the new root, resolving its
  * symlinks (/sbin/init -> /lib/systemd/systemd) as if chrooted there? */

@@ -158,7 +158,7 @@ static int mount_tmpfs_upper(struct boot *b, char *why, size_t cap)
  * one the kernel checks when such a file is opened or executed. */
 static unsigned long removable_flags(struct boot *b)
 {
-	static const char *const names[] = { "nodev,nosuid", "nodev", "none" };
+	static const char names[][13] = { "nodev,nosuid", "nodev", "none" };
 	/* a persistence file: the stick it lies on */
 	const char *dev = b->upper_medium[0] ? b->upper_medium : b->upper_dev;
 	unsigned long flags;
@@ -341,7 +341,7 @@ int step_layout(struct boot *b, struct step_out *o)
 
 	b->lower_changed = d->upgraded;
 	if (d->upgraded) {
-		static const char *const policy[] = { "keep", "reset", "keeplist" };
+		static const char policy[][9] = { "keep", "reset", "keeplist" };
 
 		IGNORE(strfmt(b->upgrade, sizeof(b->upgrade), "read-only layer changed; union.upgrade=%s: %s",
 			      policy[b->cfg.upgrade],

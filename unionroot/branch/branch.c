@@ -174,7 +174,7 @@ static int open_trash(int rw)
 
 int branch_trash_empty(int rw)
 {
-	static const char *const live[] = { BRANCH_UPPER, BRANCH_WORK };
+	static const char live[][6] = { BRANCH_UPPER, BRANCH_WORK };
 	int trash = open_trash(rw), rc;
 	ino_t skip[ARRAY_SIZE(live)];
 	unsigned nskip = 0;

@@ -147,7 +147,7 @@ static void bad_keep_line(const char *line, const char *why, void *ctx)
  * layer's. Never follows a symlink. Length, 0 when there is none. */
 static ssize_t keep_file(int old_upper, const struct reset_env *env, char *buf, size_t cap)
 {
-	static const char *const comps[] = { "etc", "unionroot", "keep" };
+	static const char comps[][10] = { "etc", "unionroot", "keep" };
 	int dir = fcntl(old_upper, F_DUPFD_CLOEXEC, 0), hidden = 0;
 	ssize_t n = 0;
 

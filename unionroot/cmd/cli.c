@@ -8,7 +8,7 @@
 #include "lib/defs.h"
 
 static const struct command {
-	const char *name;
+	char name[12]; /* an array: static-pie relocates each pointer */
 	int (*fn)(int argc, char **argv);
 	const char *usage;
 	const char *help;

@@ -223,7 +223,7 @@ static void kernel_facts(struct plan_facts *f)
  * pending request. A UBI volume is not matched: its state stays unknown. */
 static void branch_facts(struct plan_facts *f, const char *dev)
 {
-	static const char *const dirs[] = { SAVEDIR, RWDIR };
+	static const char dirs[][sizeof(SAVEDIR)] = { SAVEDIR, RWDIR };
 	struct stat d, m;
 
 	if (stat(dev, &d) < 0 || !S_ISBLK(d.st_mode))
@@ -302,7 +302,7 @@ static int print_plan(const struct config *c)
 int cmd_plan(int argc, char **argv)
 {
 	static char conf[4097], cmdline[4097];
-	static const char *const conf_paths[] = { RUN_CONF, "/etc/unionroot.conf" };
+	static const char conf_paths[][sizeof(RUN_CONF)] = { RUN_CONF, "/etc/unionroot.conf" };
 	struct config c;
 	struct sbuf sb;
 

@@ -136,7 +136,7 @@ void config_defaults(struct config *c)
 	IGNORE(strcopy(c->image, sizeof(c->image), "/live/filesystem.squashfs"));
 }
 
-const char *const config_inits[CFG_INITS] = { "/sbin/init", "/etc/init", "/bin/init", "/bin/sh" };
+const char config_inits[CFG_INITS][12] = { "/sbin/init", "/etc/init", "/bin/init", "/bin/sh" };
 
 int config_inits_text(char *buf, size_t cap)
 {

@@ -113,7 +113,7 @@ int config_bytes(const char *v, uint64_t *out) WUR;
 /* The real init's candidates when init= / union.init names none or one
  * that is not there, in the order they are tried. */
 #define CFG_INITS 4
-extern const char *const config_inits[CFG_INITS];
+extern const char config_inits[CFG_INITS][12];
 /* The same as text for messages: "/sbin/init, /etc/init, ...". */
 int config_inits_text(char *buf, size_t cap) WUR;
 /* Names for enum values, for plan/status output. */

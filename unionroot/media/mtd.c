@@ -144,7 +144,7 @@ int flash_verdict(const unsigned counts[4])
 
 const char *flash_content_name(int content)
 {
-	static const char *const names[] = { "erased", "jffs2", "UBI", "unknown data" };
+	static const char names[][13] = { "erased", "jffs2", "UBI", "unknown data" };
 
 	return content >= 0 && content < (int)ARRAY_SIZE(names) ? names[content] : "?";
 }

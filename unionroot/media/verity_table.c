@@ -10,7 +10,7 @@
 
 const char *verity_onerror_name(int onerror)
 {
-	static const char *const names[] = { "eio", "restart", "panic" };
+	static const char names[][8] = { "eio", "restart", "panic" };
 
 	return onerror >= 0 && (size_t)onerror < ARRAY_SIZE(names) ? names[onerror] : "?";
 }
@@ -37,7 +37,7 @@ static int hex_ok(const char *s)
 
 int verity_table_format(const struct verity_table *t, char *buf, size_t cap)
 {
-	static const char *const opts[] = { "", " 1 restart_on_corruption", " 1 panic_on_corruption" };
+	static const char opts[][25] = { "", " 1 restart_on_corruption", " 1 panic_on_corruption" };
 	const struct verity_geom *g = t->geom;
 	const char *why;
 	struct sbuf sb;

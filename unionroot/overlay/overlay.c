@@ -85,7 +85,7 @@ int overlay_in_kernel(void)
 
 int overlay_module_path(unsigned i, char *buf, size_t cap)
 {
-	static const char *const names[] = { "overlay.ko", "overlay.ko.xz", "overlay.ko.zst" };
+	static const char names[][15] = { "overlay.ko", "overlay.ko.xz", "overlay.ko.zst" };
 	struct utsname u;
 	int rc;
 

@@ -112,7 +112,8 @@ int plan_row_done(const struct plan *p, const struct plan_row *r)
 
 const char *plan_row_name(int kind)
 {
-	static const char *const names[RUN_KINDS] = {
+	/* arrays, not pointers: static-pie relocates each pointer (32 bytes) */
+	static const char names[RUN_KINDS][34] = {
 		[RUN_MODULES] = "load modules",
 		[RUN_WAIT_MEDIA] = "wait for the media",
 		[RUN_FORMAT] = "format the writable device",
@@ -137,5 +138,5 @@ const char *plan_row_name(int kind)
 		[RUN_HANDOFF] = "switch to the real init",
 	};
 
-	return kind >= 0 && kind < RUN_KINDS && names[kind] ? names[kind] : "?";
+	return kind >= 0 && kind < RUN_KINDS && names[kind][0] ? names[kind] : "?";
 }

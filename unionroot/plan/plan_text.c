@@ -51,14 +51,14 @@ static void persist_line(struct sbuf *sb, const struct plan *p)
 
 static void backend_line(struct sbuf *sb, const struct plan *p)
 {
-	static const char *const names[] = { "overlay", "copy-up", "read-only", "none, the boot stops" };
+	static const char names[][21] = { "overlay", "copy-up", "read-only", "none, the boot stops" };
 
 	sbuf_addf(sb, KEY "%s: %s\n", "backend", names[p->backend], p->backend_why);
 }
 
 static void branch_lines(struct sbuf *sb, const struct plan *p)
 {
-	static const char *const policy[] = { "keep", "reset", "keeplist" };
+	static const char policy[][9] = { "keep", "reset", "keeplist" };
 	const struct plan_facts *f = p->facts;
 	const struct config *c = f->cfg;
 	const struct boot_decision *d = &p->decided;
@@ -94,7 +94,7 @@ static void branch_lines(struct sbuf *sb, const struct plan *p)
 
 static void verity_lines(struct sbuf *sb, const struct plan *p)
 {
-	static const char *const fail[] = { "rescue shell (union.onfail=shell), else reboot",
+	static const char fail[][47] = { "rescue shell (union.onfail=shell), else reboot",
 					    "reboot", "power off (union.onfail=halt)" };
 
 	if (p->verity_refused[0]) {
@@ -135,7 +135,7 @@ static void verity_lines(struct sbuf *sb, const struct plan *p)
 /* The steps, numbered, each with its argument, why, and what its failure does. */
 static void step_lines(struct sbuf *sb, const struct plan *p)
 {
-	static const char *const onfail[] = { " (failing: the boot stops)", " (failing: verity's stop)",
+	static const char onfail[][31] = { " (failing: the boot stops)", " (failing: verity's stop)",
 					      " (failing: union.onfail)", " (failing: no writable branch)", "" };
 
 	for (unsigned i = 0; i < p->nrow; i++) {

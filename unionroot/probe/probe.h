@@ -35,7 +35,7 @@ int probe_src_fd(struct probe_src *src, int fd) PROBE_WUR;
 
 /* The probe table, in the order probe_fs tries it (tests walk it). */
 struct probe_fs_row {
-	const char *name;
+	char name[12]; /* an array: static-pie relocates each pointer */
 	int (*fn)(const struct probe_src *src, struct probe_info *out);
 };
 extern const struct probe_fs_row probe_table[];
