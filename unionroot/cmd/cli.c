@@ -8,30 +8,29 @@
 #include "lib/defs.h"
 
 static const struct command {
-	char name[12]; /* an array: static-pie relocates each pointer */
+	char name[13]; /* an array: static-pie relocates each pointer */
 	int (*fn)(int argc, char **argv);
-	const char *usage;
-	const char *help;
+	const char *usage; /* "USAGE\0HELP": one pointer, one relocation */
 } commands[] = {
-	{ "status", cmd_status, "status [--json]",
+	{ "status", cmd_status, "status [--json]\0"
 	  "show the branches, backend, fallbacks taken and why, writable usage, pending reset" },
-	{ "plan", cmd_plan, "plan [CMDLINE]",
+	{ "plan", cmd_plan, "plan [CMDLINE]\0"
 	  "print what a boot with this command line would do, touching nothing" },
-	{ "reset", cmd_reset, "reset [--keep PATH]... [--reboot] [--yes]",
+	{ "reset", cmd_reset, "reset [--keep PATH]... [--reboot] [--yes]\0"
 	  "schedule a factory reset of the writable branch for the next boot" },
-	{ "diff", cmd_diff, "diff [--stat] [RW | --upper DIR [--lower DIR]...]",
+	{ "diff", cmd_diff, "diff [--stat] [RW | --upper DIR [--lower DIR]...]\0"
 	  "list what the writable branch changes: A added, M modified, D deleted" },
-	{ "boot-ok", cmd_boot_ok, "boot-ok",
+	{ "boot-ok", cmd_boot_ok, "boot-ok\0"
 	  "mark this boot healthy: clears the counter union.maxfails watches" },
 #ifdef UNIONROOT_CRASHPOINTS
-	{ "test-reset", cmd_test_reset, "test-reset DIR [STEP|-] [keeplist|factory] [LOWER]",
+	{ "test-reset", cmd_test_reset, "test-reset DIR [STEP|-] [keeplist|factory] [LOWER]\0"
 	  "test builds: apply a pending reset to the branch top DIR, killed after STEP" },
-	{ "test-reserve", cmd_test_reserve, "test-reserve DIR make|release",
+	{ "test-reserve", cmd_test_reserve, "test-reserve DIR make|release\0"
 	  "test builds: make or give up the reserve of the branch top DIR as a boot does" },
 #endif
-	{ "copyup", cmd_copyup, "copyup [--reset] [--upgrade keep|reset] (--id ID|--image PATH) ROOT RW",
+	{ "copyup", cmd_copyup, "copyup [--reset] [--upgrade keep|reset] (--id ID|--image PATH) ROOT RW\0"
 	  "run the copy-up step (first copy, merge, restore) on a tree; for tests and boards without an initramfs" },
-	{ "probe", cmd_probe, "probe PATH...",
+	{ "probe", cmd_probe, "probe PATH...\0"
 	  "identify file systems and partition tables like blkid, from their superblocks" },
 };
 
@@ -43,6 +42,11 @@ static const struct command *find(const char *name)
 		if (strcmp(commands[i].name, name) == 0)
 			return &commands[i];
 	return NULL;
+}
+
+static const char *help_of(const struct command *c)
+{
+	return c->usage + strlen(c->usage) + 1;
 }
 
 int cli_usage(const char *name, const char *bad)
@@ -64,7 +68,7 @@ static int usage(int ok)
 	    "Afterwards it is the admin tool:\n\n",
 	    UNIONROOT_VERSION);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		say("  unionroot %-26s %s\n", commands[i].usage, commands[i].help);
+		say("  unionroot %-26s %s\n", commands[i].usage, help_of(&commands[i]));
 	say("\n  unionroot help COMMAND      help for one command\n"
 	    "  unionroot --version\n");
 	return ok ? 0 : 2;
@@ -93,7 +97,7 @@ static int dispatch(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "help") == 0 ||
 	    (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))) {
-		out("usage: unionroot %s\n  %s\n", cmd->usage, cmd->help);
+		out("usage: unionroot %s\n  %s\n", cmd->usage, help_of(cmd));
 		return 0;
 	}
 	return cmd->fn(argc - 1, argv + 1);
