@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The bench's physical limit: a static /init that loads the modules this boot
- * needs (/etc/limit-modules, in load order), polls for the disks, mounts
+ * needs (/etc/load-modules, in load order), polls for the disks, mounts
  * squashfs + ext4 + overlay and switches root. No checks, no fallbacks: what
  * remains of its boot is the kernel's own work. Never shipped. */
 #include <fcntl.h>
@@ -21,7 +21,7 @@ int main(void)
 
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
-	fd = open("/etc/limit-modules", O_RDONLY);
+	fd = open("/etc/load-modules", O_RDONLY);
 	if (fd >= 0 && read(fd, list, sizeof(list) - 1) > 0)
 		for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			int m = open(line, O_RDONLY | O_CLOEXEC);

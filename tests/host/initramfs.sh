@@ -171,4 +171,5 @@ if [ -x "$B/unionroot" ]; then
 else
 	skip initramfs "$B/unionroot not built"
 fi
-build_twice initramfs-baseline initramfs-baseline.cpio.gz --baseline
+build_twice initramfs-baseline initramfs-baseline.cpio.gz --init tests/bench/baseline-init baseline \
+	--only tests/bench/boot-modules --busybox
