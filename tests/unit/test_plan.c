@@ -230,39 +230,48 @@ static void id(struct ur_state *st, const char *text)
 /* What a build leaves out (make COPYUP=0 VERITY=0 FLASH=0), as facts. */
 enum { WITH_ALL = 0, NO_COPYUP = 1, NO_VERITY = 2, NO_FLASH = 4 };
 
-/* 0 when the plan of g's facts (with step failed, and the tmpfs when
- * tmpfs_errno) in a build without what left_out names is its golden text;
- * the difference is reported. */
+/* g's facts (with step failed, and the tmpfs when tmpfs_errno) in a build
+ * without what left_out names, as the boot gathers them. */
+static void golden_facts(const struct golden *g, unsigned left_out, int step, int tmpfs_errno,
+			 struct config *cfg, struct plan_facts *facts)
+{
+	char buf[1024];
+
+	config_defaults(cfg);
+	snprintf(buf, sizeof(buf), "%s", BOARD);
+	config_apply_text(cfg, buf, 1, no_err, NULL);
+	snprintf(buf, sizeof(buf), "%s", g->cmdline);
+	config_apply_text(cfg, buf, 0, no_err, NULL);
+	memset(facts, 0, sizeof(*facts));
+	facts->cfg = cfg;
+	facts->done = PLAN_GATHERED;
+	facts->upper_present = g->present;
+	facts->upper_dev = g->present == PRESENT_YES ? "/dev/vdb" : "";
+	facts->upper_type = g->type;
+	facts->have_overlay = !g->no_overlay;
+	facts->state_known = !g->state_unknown;
+	id(&facts->saved, g->saved_id);
+	facts->saved.boots = g->boots;
+	id(&facts->now, g->now_id);
+	facts->reset_request = g->reset_request;
+	facts->no_copyup = !!(left_out & NO_COPYUP);
+	facts->no_verity = !!(left_out & NO_VERITY);
+	facts->no_flash = !!(left_out & NO_FLASH);
+	snprintf(facts->upper_failed, sizeof(facts->upper_failed), "%s", g->failed ? g->failed : "");
+	facts->failed_step = step;
+	facts->tmpfs_errno = tmpfs_errno;
+}
+
+/* 0 when the plan of golden_facts is g's golden text; the difference is
+ * reported. */
 static int check_one(const struct golden *g, unsigned left_out, int step, int tmpfs_errno)
 {
 	static struct config c;
 	static struct plan_facts f;
 	static struct plan p;
-	char text[PLAN_TEXT_MAX], buf[1024];
+	char text[PLAN_TEXT_MAX];
 
-	config_defaults(&c);
-	snprintf(buf, sizeof(buf), "%s", BOARD);
-	config_apply_text(&c, buf, 1, no_err, NULL);
-	snprintf(buf, sizeof(buf), "%s", g->cmdline);
-	config_apply_text(&c, buf, 0, no_err, NULL);
-	memset(&f, 0, sizeof(f));
-	f.cfg = &c;
-	f.done = PLAN_GATHERED;
-	f.upper_present = g->present;
-	f.upper_dev = g->present == PRESENT_YES ? "/dev/vdb" : "";
-	f.upper_type = g->type;
-	f.have_overlay = !g->no_overlay;
-	f.state_known = !g->state_unknown;
-	id(&f.saved, g->saved_id);
-	f.saved.boots = g->boots;
-	id(&f.now, g->now_id);
-	f.reset_request = g->reset_request;
-	f.no_copyup = !!(left_out & NO_COPYUP);
-	f.no_verity = !!(left_out & NO_VERITY);
-	f.no_flash = !!(left_out & NO_FLASH);
-	snprintf(f.upper_failed, sizeof(f.upper_failed), "%s", g->failed ? g->failed : "");
-	f.failed_step = step;
-	f.tmpfs_errno = tmpfs_errno;
+	golden_facts(g, left_out, step, tmpfs_errno, &c, &f);
 	plan_build(&f, &p);
 	if (plan_format_decisions(&p, text, sizeof(text)) < 0)
 		snprintf(text, sizeof(text), "(longer than %d bytes)\n", PLAN_TEXT_MAX);
@@ -282,6 +291,111 @@ static void check_table(const struct golden *t, size_t n, unsigned left_out)
 static void every_fact_set_gives_its_golden_plan(void)
 {
 	check_table(table, sizeof(table) / sizeof(table[0]), WITH_ALL);
+}
+
+/* The steps each story's plan runs, golden: what follows the decisions in
+ * `unionroot plan` and /run/unionroot/plan (tests/qemu/plan.sh holds the
+ * boot's to the command's). */
+static const struct golden steps_table[] = {
+	{ "normal", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "steps             1 load modules\n"
+	  "                  2 wait for the media (failing: the boot stops)\n"
+	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
+	  "                  4 look for overlayfs\n"
+	  "                  5 mount the writable branch (failing: union.onfail)\n"
+	  "                  6 read its control state\n"
+	  "                  7 lay it out (failing: union.onfail)\n"
+	  "                  8 save its control state\n"
+	  "                  9 mount the overlay: overlayfs is available (failing: union.onfail)\n"
+	  "                 10 switch to the real init (failing: the boot stops)\n" },
+	{ "copyup", "union.mode=copyup", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "steps             1 load modules\n"
+	  "                  2 wait for the media (failing: the boot stops)\n"
+	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
+	  "                  4 look for overlayfs\n"
+	  "                  5 mount the writable branch (failing: union.onfail)\n"
+	  "                  6 read its control state\n"
+	  "                  7 take the reset over (copy-up)\n"
+	  "                  8 lay it out (failing: union.onfail)\n"
+	  "                  9 save its control state\n"
+	  "                 10 copy up: union.mode=copyup (failing: no writable branch)\n"
+	  "                 11 switch to the real init (failing: the boot stops)\n" },
+	{ "reset-pending", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 1, NULL,
+	  "steps             1 load modules\n"
+	  "                  2 wait for the media (failing: the boot stops)\n"
+	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
+	  "                  4 look for overlayfs\n"
+	  "                  5 mount the writable branch (failing: union.onfail)\n"
+	  "                  6 read its control state\n"
+	  "                  7 lay it out: requested by 'unionroot reset' (failing: union.onfail)\n"
+	  "                  8 save its control state\n"
+	  "                  9 mount the overlay: overlayfs is available (failing: union.onfail)\n"
+	  "                 10 switch to the real init (failing: the boot stops)\n" },
+	{ "failsafe", "union.maxfails=1", PRESENT_YES, "ext4", 0, 0, 2, ID_A, ID_A, 0, NULL,
+	  "steps             1 load modules\n"
+	  "                  2 wait for the media (failing: the boot stops)\n"
+	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
+	  "                  4 look for overlayfs\n"
+	  "                  5 mount the writable branch (failing: union.onfail)\n"
+	  "                  6 read its control state\n"
+	  "                  7 keep it read-only (failsafe)\n"
+	  "                  8 mount a volatile branch (failing: union.onfail)\n"
+	  "                  9 mount the overlay: overlayfs is available (failing: no writable branch)\n"
+	  "                 10 switch to the real init (failing: the boot stops)\n" },
+	{ "kiosk", "union.session=volatile", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "steps             1 load modules\n"
+	  "                  2 wait for the media (failing: the boot stops)\n"
+	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
+	  "                  4 look for overlayfs\n"
+	  "                  5 mount the writable branch (failing: union.onfail)\n"
+	  "                  6 read its control state\n"
+	  "                  7 lay it out (failing: union.onfail)\n"
+	  "                  8 save its control state\n"
+	  "                  9 keep it read-only (kiosk session)\n"
+	  "                 10 mount a volatile branch (failing: union.onfail)\n"
+	  "                 11 mount the overlay: overlayfs is available (failing: no writable branch)\n"
+	  "                 12 switch to the real init (failing: the boot stops)\n" },
+	{ "volatile", "union.upper=tmpfs", PRESENT_NO, "", 0, 0, 0, ID_A, ID_A, 0, NULL,
+	  "steps             1 load modules\n"
+	  "                  2 wait for the media (failing: the boot stops)\n"
+	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
+	  "                  4 look for overlayfs\n"
+	  "                  5 mount a volatile branch: union.upper=tmpfs (failing: union.onfail)\n"
+	  "                  6 mount the overlay: overlayfs is available (failing: no writable branch)\n"
+	  "                  7 switch to the real init (failing: the boot stops)\n" },
+	{ "mount-failed", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, "Invalid argument",
+	  "steps             1 load modules\n"
+	  "                  2 wait for the media (failing: the boot stops)\n"
+	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
+	  "                  4 look for overlayfs\n"
+	  "                  5 union.onfail: Invalid argument\n"
+	  "                  6 mount a volatile branch: union.onfail=tmpfs (failing: union.onfail)\n"
+	  "                  7 mount the overlay: overlayfs is available (failing: no writable branch)\n"
+	  "                  8 switch to the real init (failing: the boot stops)\n" },
+};
+
+static void each_story_runs_its_golden_steps(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	char all[PLAN_TEXT_MAX], decisions[PLAN_TEXT_MAX];
+
+	for (size_t i = 0; i < sizeof(steps_table) / sizeof(steps_table[0]); i++) {
+		const struct golden *g = &steps_table[i];
+		size_t n;
+
+		golden_facts(g, WITH_ALL, g->failed ? STEP_MOUNT : STEP_NONE, 0, &c, &f);
+		plan_build(&f, &p);
+		CHECK(plan_format(&p, all, sizeof(all)) >= 0);
+		CHECK(plan_format_decisions(&p, decisions, sizeof(decisions)) >= 0);
+		n = strlen(decisions);
+		CHECK(strncmp(all, decisions, n) == 0);
+		if (strcmp(all + n, g->expected) != 0) {
+			unit_failf(__FILE__, __LINE__, "steps %s:\n%s--- want:\n%s", g->name, all + n, g->expected);
+			return;
+		}
+	}
 }
 
 /* make COPYUP=0: a branch that needs copy-up cannot serve and falls to
@@ -676,6 +790,7 @@ static void what_the_build_leaves_out_is_never_waited_for(void)
 
 UNIT_SUITE(plan,
 	   { "every fact set gives its golden plan", every_fact_set_gives_its_golden_plan },
+	   { "each story runs its golden steps", each_story_runs_its_golden_steps },
 	   { "without copy-up a branch that needs it takes union.onfail",
 	     without_copyup_a_branch_that_needs_it_takes_onfail },
 	   { "without dm-verity a layer to verify is refused", without_verity_a_layer_to_verify_is_refused },
