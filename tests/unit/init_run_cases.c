@@ -29,6 +29,7 @@ static void modules_listed(void)
 {
 	run_boot_state()->facts.done &= ~(1u << RUN_MODULES);
 	run_put("etc/unionroot/modules", "virtio_blk\n");
+	run_put("lib/modules/6.1.0-fake/modules.dep", "kernel/drivers/block/virtio_blk.ko:\n");
 }
 
 /* devices_wait finds the media itself: nothing is known of them yet */
@@ -173,8 +174,8 @@ const struct run_case run_cases[] = {
 	  .fault = { { "renameat2", "copyup-reset", 0, -EIO } },
 	  .rows = LOWER DEVICE COPYUP "mount the read-only root", .check = copyup_reset_taken,
 	  .said = "factory reset (requested by 'unionroot reset')" },
-	{ .kind = RUN_LAYOUT, .name = "ENOSPC on the layout's third mkdir takes union.onfail",
-	  .fault = { { "mkdirat", NULL, 3, -ENOSPC } },
+	{ .kind = RUN_LAYOUT, .name = "ENOSPC on the layout's third mkdir (upper/) takes union.onfail",
+	  .fault = { { "mkdirat", "upper", 1, -ENOSPC } },
 	  .rows = LOWER DEVICE "lay it out," VOLATILE, .backend = "overlay",
 	  .state = "volatile: writable branch /dev/vdb: creating upper/ failed: No space left on device",
 	  .calls = "mkdirat .unionroot|mkdirat trash|mkdirat upper|" RELEASED,
