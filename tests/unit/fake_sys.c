@@ -315,6 +315,25 @@ int sys_chroot(const char *path)
 	return 0;
 }
 
+/* A mount's target, made beneath root as the mount would find it; not
+ * logged, for no system call of the boot makes it. */
+static int make_dirs(const char *path)
+{
+	char buf[512];
+	char *p;
+
+	snprintf(buf, sizeof(buf), "%s%s", root, path);
+	for (p = buf + strlen(root) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
 int sys_mount(const char *src, const char *dst, const char *type, unsigned long flags,
 	      const char *data)
 {
@@ -329,7 +348,7 @@ int sys_mount(const char *src, const char *dst, const char *type, unsigned long 
 			break;
 		}
 	}
-	return sys_mkdir_p(dst, 0755) == 0 ? 0 : -ENOENT;
+	return make_dirs(dst) == 0 ? 0 : -ENOENT;
 }
 
 int sys_umount2(const char *path, int flags)
@@ -543,8 +562,9 @@ ssize_t sys_recv(int fd, void *buf, size_t len, int flags)
 	return 0;
 }
 
-/* The helpers of sys.h, over the fake calls above so that a fault in them
- * reaches the helper's caller. */
+/* The calls of sys.h that lib/sysx.c makes (its file helpers, lib/sys.c,
+ * run over this fake as they are), and those of resolve.h and filesave.h,
+ * over the fake calls above so that a fault in them reaches the caller. */
 
 int sys_fcntl(int fd, int cmd, long arg)
 {
@@ -598,69 +618,6 @@ int sys_open_beneath(int dir, const char *path, int flags)
 	return sys_openat2(dir, path, flags, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
 }
 
-int fd_readonly(int fd)
-{
-	struct statfs vfs;
-
-	return sys_fstatfs(fd, &vfs) == 0 && (vfs.f_flags & ST_RDONLY);
-}
-
-int path_readonly(const char *path)
-{
-	struct statfs vfs;
-
-	return sys_statfs(path, &vfs) == 0 && (vfs.f_flags & ST_RDONLY);
-}
-
-int sys_mkdir_p(const char *path, mode_t mode)
-{
-	char buf[512];
-	size_t len = strlen(path);
-
-	if (len >= 256)
-		return -ENAMETOOLONG;
-	FAIL("mkdir_p", path);
-	snprintf(buf, sizeof(buf), "%s%s", path[0] == '/' ? root : "", path);
-	for (char *p = buf + strlen(path[0] == '/' ? root : "") + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, mode) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(buf, mode) < 0 && errno != EEXIST ? -errno : 0;
-}
-
-int sys_lexists(int dir, const char *path)
-{
-	struct stat st;
-
-	return sys_fstatat(dir, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-int sys_file_check(int fd, struct stat *st)
-{
-	struct stat own;
-	int rc;
-
-	if (fd < 0)
-		return fd;
-	rc = sys_fstat(fd, st ? st : &own);
-	if (rc == 0 && !S_ISREG((st ? st : &own)->st_mode))
-		rc = -EINVAL;
-	if (rc < 0) {
-		sys_close(fd);
-		return rc;
-	}
-	return fd;
-}
-
-int sys_file_open(int dir, const char *name, int flags, struct stat *st)
-{
-	return sys_file_check(sys_openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC, 0), st);
-}
-
 int sys_file_create(int dir, const char *name, mode_t mode)
 {
 	int rc = sys_unlinkat(dir, name, 0);
@@ -675,53 +632,6 @@ int sys_file_commit(int dir, const char *tmp, const char *name)
 	int rc = sys_renameat(dir, tmp, dir, name);
 
 	return rc < 0 ? rc : sys_fsync(dir);
-}
-
-ssize_t sys_read_fd(int fd, char *buf, size_t cap)
-{
-	size_t len = 0;
-	ssize_t n = 0;
-
-	if (cap == 0)
-		return -EFBIG;
-	while (len < cap - 1 && (n = sys_read(fd, buf + len, cap - 1 - len)) > 0)
-		len += (size_t)n;
-	buf[len] = '\0';
-	if (n < 0)
-		return n;
-	return len == cap - 1 && sys_read(fd, &(char){ 0 }, 1) > 0 ? -EFBIG : (ssize_t)len;
-}
-
-ssize_t sys_read_fileat(int dir, const char *path, char *buf, size_t cap)
-{
-	int fd = sys_file_open(dir, path, O_RDONLY, NULL);
-	ssize_t n;
-
-	if (fd < 0)
-		return fd;
-	n = sys_read_fd(fd, buf, cap);
-	sys_close(fd);
-	return n;
-}
-
-ssize_t sys_read_file(const char *path, char *buf, size_t cap)
-{
-	return sys_read_fileat(AT_FDCWD, path, buf, cap);
-}
-
-ssize_t sys_map_text(const char *path, size_t max, char **text)
-{
-	char *buf = sys_map_anon(max + 1);
-	ssize_t n;
-
-	if (!buf)
-		return -ENOMEM;
-	n = sys_read_file(path, buf, max + 1);
-	if (n >= 0)
-		*text = buf;
-	else
-		munmap(buf, max + 1);
-	return n;
 }
 
 int sys_write_file_atomic(int dir, const char *name, const char *buf, size_t len, mode_t mode)

@@ -1,91 +1,27 @@
 // SPDX-License-Identifier: MIT
-/* The boot's loop (init/run.c) over the fake syscall edge: each fault a
- * step can meet, and the rows the plan then runs, one table row a case:
- * union.onfail's four answers, a branch that does not mount, an overlay
- * refused twice or missing, a volatile branch that fails, a refused
- * verity, a copy-up that fails, a layer that does not mount. */
+/* The boot's loop (init/run.c) over the fake syscall edge: a fault in each
+ * kind of row of the plan, one table row a case, and what the boot then
+ * does: the rows it runs, how it stops, what it says, which system calls
+ * it makes in which order (the branch let go before the fallback's). A
+ * test fails when a kind of row has no case. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../init/boot.h"
 #include "../../init/steps.h"
 #include "fake_sys.h"
 #include "init_log.h"
+#include "init_run.h"
+#include "init_tool.h"
 #include "unit.h"
 
-struct fault {
-	const char *call, *arg;
-	unsigned nth;
-	int err;
-};
-
-struct run_case {
-	const char *name;
-	const char *cmdline;           /* after the board's union.lower/upper */
-	struct fault fault[2];
-	const char *rows;              /* the steps run, in order, until the hand-off */
-	int power;                     /* the reboot(2) command the boot stopped with, 0 none */
-	const char *state;             /* the status's upper_state starts so, NULL: not looked at */
-	const char *backend;           /* the root's backend, NULL: not looked at */
-	const char *said;              /* a line of the log holds it */
-};
-
-#define LOWER "mount read-only layer,look for overlayfs,"
-#define DEVICE "mount the writable branch,read its control state,"
-
-static const struct run_case cases[] = {
-	{ "a persistent branch", "", { { 0 } },
-	  LOWER DEVICE "lay it out,save its control state,mount the overlay", 0,
-	  "persistent on /dev/vdb (ext4)", "overlay", NULL },
-	{ "a branch that does not mount takes union.onfail=tmpfs", "",
-	  { { "mount", "/run/unionroot/rw", 1, -EIO } },
-	  LOWER "mount the writable branch,union.onfail,mount a volatile branch,mount the overlay", 0,
-	  "volatile: mounting writable branch /dev/vdb (ext4) failed: ", "overlay",
-	  "booting with a volatile writable branch in RAM (union.onfail=tmpfs)" },
-	{ "a device gone before its mount is a branch that does not mount", "",
-	  { { "mount", "/run/unionroot/rw", 1, -ENXIO } },
-	  LOWER "mount the writable branch,union.onfail,mount a volatile branch,mount the overlay", 0,
-	  "volatile: mounting writable branch /dev/vdb (ext4) failed: ", NULL, NULL },
-	{ "union.onfail=shell: the shell, then a volatile branch", "union.onfail=shell",
-	  { { "mount", "/run/unionroot/rw", 1, -EIO } },
-	  LOWER "mount the writable branch,union.onfail,mount a volatile branch,mount the overlay", 0,
-	  "volatile: mounting writable branch", "overlay", "union.onfail=shell" },
-	{ "union.onfail=reboot reboots", "union.onfail=reboot",
-	  { { "mount", "/run/unionroot/rw", 1, -EIO } },
-	  LOWER "mount the writable branch,union.onfail", RB_AUTOBOOT, NULL, NULL, "rebooting (union.onfail=reboot)" },
-	{ "union.onfail=halt powers off", "union.onfail=halt",
-	  { { "mount", "/run/unionroot/rw", 1, -EIO } },
-	  LOWER "mount the writable branch,union.onfail", RB_POWER_OFF, NULL, NULL, "powering off (union.onfail=halt)" },
-	{ "an overlay refused twice: work/ afresh, then union.onfail", "",
-	  { { "mount", "/newroot", 1, -EINVAL }, { "mount", "/newroot", 1, -EINVAL } },
-	  LOWER DEVICE "lay it out,save its control state,mount the overlay,renew work/,mount the overlay,"
-	  "union.onfail,mount a volatile branch,mount the overlay", 0,
-	  "volatile: overlay over writable branch /dev/vdb failed: ", "overlay",
-	  "retrying with a fresh work/" },
-	{ "no overlayfs at the mount: the read-only layer alone", "",
-	  { { "mount", "/newroot", 1, -ENODEV } },
-	  LOWER DEVICE "lay it out,save its control state,mount the overlay,mount the read-only root", 0,
-	  "none: overlay failed: ", "bind (read-only)", "no overlayfs in this kernel" },
-	{ "a volatile branch that fails: a read-only root", "union.upper=tmpfs",
-	  { { "mount", "/run/unionroot/rw", 0, -ENOMEM } },
-	  LOWER "mount a volatile branch,mount the read-only root", 0, NULL, "bind (read-only)",
-	  "mounting a tmpfs writable branch failed: " },
-	{ "a refused union.verity stops the boot before any mount", "union.verity=zz",
-	  { { 0 } }, "verify the read-only layers", RB_AUTOBOOT, NULL, NULL,
-	  "read-only layer 1 /dev/vda: verity refused it: union.verity cannot be honoured" },
-	{ "a copy-up that fails leaves the read-only layer", "union.mode=copyup", { { 0 } },
-	  LOWER DEVICE "take the reset over (copy-up),lay it out,save its control state,copy up,"
-	  "mount the read-only root", 0, "persistent on /dev/vdb (ext4)", "bind (read-only)",
-	  "copy-up: identity of read-only layer /dev/vda" },
-	{ "a layer that does not mount stops the boot", "",
-	  { { "mount", "/run/unionroot/lower/0", 1, -EINVAL } }, "mount read-only layer", RB_AUTOBOOT,
-	  NULL, NULL, "mounting read-only layer 1 /dev/vda (squashfs) failed: " },
-};
-
 static struct boot b;
+static char root[512];
 static jmp_buf stopped;
 static int power_how;
 
@@ -95,28 +31,67 @@ static void on_power(int how)
 	longjmp(stopped, 1);
 }
 
+/* path (beneath the case's root) with text in it, its directories made. */
+static void put_file(const char *path, const char *text, size_t len)
+{
+	char full[1024];
+	int fd;
+
+	snprintf(full, sizeof(full), "%s/%s", root, path);
+	for (char *p = full + strlen(root) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(full, 0755);
+		*p = '/';
+	}
+	fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		unit_failf(__FILE__, __LINE__, "cannot write %s", full);
+	if (fd >= 0)
+		close(fd);
+}
+
+void run_put(const char *path, const char *text)
+{
+	put_file(path, text, strlen(text));
+}
+
+struct boot *run_boot_state(void)
+{
+	return &b;
+}
+
+/* A squashfs 4 superblock: the probe's fields and nothing else. */
+void run_put_squashfs(const char *path)
+{
+	unsigned char sb[96] = "hsqs";
+
+	sb[14] = 2;  /* s_block_size 131072, little-endian */
+	sb[22] = 17; /* s_block_log */
+	sb[28] = 4;  /* s_major */
+	put_file(path, (const char *)sb, sizeof(sb));
+}
+
 /* Messages hold the host libc's strerror() words, not musl's: the cases
  * look at what comes before them. */
 
 /* A boot whose media were found: /dev/vda (squashfs), /dev/vdb (ext4). */
-static void boot_of(const struct run_case *c)
+static void boot_of(const struct run_case *c, unsigned n)
 {
-	char text[512], path[512];
-	FILE *f;
+	static char *argv[] = { "/init", NULL }, *envp[] = { "HOME=/", NULL };
+	char text[512];
 
 	memset(&b, 0, sizeof(b));
-	fake_sys_reset(unit_tmpdir());
+	snprintf(root, sizeof(root), "%s/case%u", unit_tmpdir(), n);
+	mkdir(root, 0755);
+	fake_sys_reset(root);
 	console_catch();
-	snprintf(path, sizeof(path), "%s/proc", unit_tmpdir());
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/proc/filesystems", unit_tmpdir());
-	f = fopen(path, "w");
-	if (f) {
-		fputs("nodev\ttmpfs\nnodev\toverlay\n\text4\n", f);
-		fclose(f);
-	}
+	tool_forget(0);
+	run_put("proc/filesystems", "nodev\ttmpfs\nnodev\toverlay\n\text4\n");
 	config_defaults(&b.cfg);
-	snprintf(text, sizeof(text), "union.lower=/dev/vda union.upper=/dev/vdb %s", c->cmdline);
+	snprintf(text, sizeof(text), "union.lower=/dev/vda union.upper=/dev/vdb %s",
+		 c->cmdline ? c->cmdline : "");
 	config_apply_text(&b.cfg, text, 1, NULL, NULL);
 	b.nlower = 1;
 	b.lower[0] = b.cfg.lower_spec[0];
@@ -134,24 +109,35 @@ static void boot_of(const struct run_case *c)
 	b.facts.done = 1u << RUN_MODULES | 1u << RUN_WAIT_MEDIA; /* the media are found */
 	b.rw = -1;
 	b.upper_kind = UPPER_NONE;
+	b.argv = argv; /* as the kernel started PID 1, for a hand-off that gets so far */
+	b.envp = envp;
+	if (c->prepare)
+		c->prepare();
 	for (unsigned i = 0; i < 2 && c->fault[i].call; i++)
 		fake_sys_fail(c->fault[i].call, c->fault[i].arg, c->fault[i].nth, c->fault[i].err);
+	/* the reboot countdown's lines: on the runner's stderr they ran into
+	 * the next PASS line, which tests/run then did not count */
+	fake_sys_fail("write", "2", 0, -EIO);
 	fake_power_hook = on_power;
 	power_how = 0;
 }
 
-/* The steps the loop runs until the hand-off, or until the boot stops. */
-static void run_boot(char *rows, size_t cap)
+/* The rows the loop runs until the hand-off (through it when the case
+ * breaks it), or until the boot stops. */
+static void run_boot(const struct run_case *c, char *rows, size_t cap)
 {
 	static size_t len;
+	static unsigned n;
 
 	len = 0;
 	rows[0] = '\0';
 	if (setjmp(stopped))
 		return;
-	for (unsigned n = 0; n < 40 && boot_next(&b) != RUN_HANDOFF; n++) {
+	for (n = 0; n < 40; n++) {
 		int kind = boot_next(&b);
 
+		if (kind < 0 || (kind == RUN_HANDOFF && c->kind != RUN_HANDOFF))
+			break;
 		len += (size_t)snprintf(rows + len, cap - len, "%s%s", len ? "," : "", plan_row_name(kind));
 		if (len >= cap)
 			len = cap - 1;
@@ -159,32 +145,84 @@ static void run_boot(char *rows, size_t cap)
 	}
 }
 
+/* The first line of calls ("|" between them) not made after the one
+ * before it, NULL when all were made in that order. */
+static const char *missing_call(const char *calls, char *line, size_t cap)
+{
+	const char *log = fake_sys_log();
+
+	while (calls && *calls) {
+		const char *bar = strchr(calls, '|');
+		size_t len = bar ? (size_t)(bar - calls) : strlen(calls);
+		const char *at = log;
+
+		snprintf(line, cap, "%.*s", (int)len, calls);
+		while (at && !(strncmp(at, line, len) == 0 && at[len] == '\n'))
+			at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL;
+		if (!at || !*at)
+			return line;
+		log = strchr(at, '\n') + 1;
+		calls = bar ? bar + 1 : NULL;
+	}
+	return NULL;
+}
+
+static void check_case(const struct run_case *c, const char *rows)
+{
+	const char *said = console_said(), *wrong;
+	char line[128];
+
+	if (strcmp(rows, c->rows) != 0)
+		unit_failf(__FILE__, __LINE__, "%s: ran %s, want %s\n%s", c->name, rows, c->rows, said);
+	if (power_how != c->power)
+		unit_failf(__FILE__, __LINE__, "%s: stopped with %d, want %d", c->name, power_how, c->power);
+	if (c->state && strncmp(b.upper_state, c->state, strlen(c->state)) != 0)
+		unit_failf(__FILE__, __LINE__, "%s: upper_state \"%s\", want \"%s...\"", c->name,
+			   b.upper_state, c->state);
+	if (c->backend && (!b.backend || strcmp(b.backend, c->backend) != 0))
+		unit_failf(__FILE__, __LINE__, "%s: backend %s, want %s", c->name,
+			   b.backend ? b.backend : "none", c->backend);
+	if (c->said && !strstr(said, c->said))
+		unit_failf(__FILE__, __LINE__, "%s: the log lacks \"%s\":\n%s", c->name, c->said, said);
+	if (missing_call(c->calls, line, sizeof(line)))
+		unit_failf(__FILE__, __LINE__, "%s: no \"%s\" where \"%s\" wants it; the calls:\n%s",
+			   c->name, line, c->calls, fake_sys_log());
+	if (c->never && fake_sys_count(c->never))
+		unit_failf(__FILE__, __LINE__, "%s: \"%s\" was called", c->name, c->never);
+	if (c->check && (wrong = c->check()) != NULL)
+		unit_failf(__FILE__, __LINE__, "%s: %s", c->name, wrong);
+	if (b.rw >= 0)
+		unit_failf(__FILE__, __LINE__, "%s: the branch's fd %d is left open", c->name, b.rw);
+}
+
 static void every_fault_gives_its_rows(void)
 {
 	static char rows[2048];
 
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		const struct run_case *c = &cases[i];
-		const char *said;
-
-		boot_of(c);
-		run_boot(rows, sizeof(rows));
-		said = console_said();
-		if (strcmp(rows, c->rows) != 0)
-			unit_failf(__FILE__, __LINE__, "%s: ran %s, want %s\n%s", c->name, rows, c->rows, said);
-		if (power_how != c->power)
-			unit_failf(__FILE__, __LINE__, "%s: stopped with %d, want %d", c->name, power_how, c->power);
-		if (c->state && strncmp(b.upper_state, c->state, strlen(c->state)) != 0)
-			unit_failf(__FILE__, __LINE__, "%s: upper_state \"%s\", want \"%s...\"", c->name,
-				   b.upper_state, c->state);
-		if (c->backend && (!b.backend || strcmp(b.backend, c->backend) != 0))
-			unit_failf(__FILE__, __LINE__, "%s: backend %s, want %s", c->name,
-				   b.backend ? b.backend : "none", c->backend);
-		if (c->said && !strstr(said, c->said))
-			unit_failf(__FILE__, __LINE__, "%s: the log lacks \"%s\":\n%s", c->name, c->said, said);
-		if (b.rw >= 0)
-			unit_failf(__FILE__, __LINE__, "%s: the branch's fd %d is left open", c->name, b.rw);
+	for (size_t i = 0; i < run_ncases; i++) {
+		boot_of(&run_cases[i], (unsigned)i);
+		run_boot(&run_cases[i], rows, sizeof(rows));
+		check_case(&run_cases[i], rows);
 	}
 }
 
-UNIT_SUITE(init_run, { "every fault of a step gives the plan's rows", every_fault_gives_its_rows });
+/* A new kind of row needs its fault case; and a case breaks a row it runs. */
+static void every_row_kind_has_a_fault(void)
+{
+	for (int kind = 0; kind < RUN_KINDS; kind++) {
+		size_t i = 0;
+
+		while (i < run_ncases && run_cases[i].kind != kind)
+			i++;
+		if (i == run_ncases)
+			unit_failf(__FILE__, __LINE__, "no fault case for row kind %d (%s)", kind,
+				   plan_row_name(kind));
+	}
+	for (size_t i = 0; i < run_ncases; i++)
+		if (run_cases[i].kind >= 0 && !strstr(run_cases[i].rows, plan_row_name(run_cases[i].kind)))
+			unit_failf(__FILE__, __LINE__, "%s: breaks \"%s\" but does not run it",
+				   run_cases[i].name, plan_row_name(run_cases[i].kind));
+}
+
+UNIT_SUITE(init_run, { "every fault of a step gives the plan's rows", every_fault_gives_its_rows },
+	   { "every kind of row has a fault case", every_row_kind_has_a_fault });

@@ -14,20 +14,20 @@
 #include "lib/rmtree.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 static int open_dir(int at, const char *name)
 {
-	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
+	return sys_openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 }
 
 /* name must be a real directory: anything else goes to the trash first. */
 static int ensure_dir(int rw, int trash, const char *name, int *repaired)
 {
 	struct stat st;
+	int rc = sys_fstatat(rw, name, &st, AT_SYMLINK_NOFOLLOW);
 
-	if (fstatat(rw, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (rc == 0) {
 		if (S_ISDIR(st.st_mode))
 			return 0;
 		if (trash < 0)
@@ -35,12 +35,11 @@ static int ensure_dir(int rw, int trash, const char *name, int *repaired)
 		if (reset_to_trash(rw, trash, name) < 0)
 			return -ENOTDIR;
 		*repaired = 1;
-	} else if (errno != ENOENT) {
-		return -errno;
+	} else if (rc != -ENOENT) {
+		return rc;
 	}
-	if (mkdirat(rw, name, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 1;
+	rc = sys_mkdirat(rw, name, 0755);
+	return rc < 0 && rc != -EEXIST ? rc : 1;
 }
 
 /* 1 when it made a directory, else 0, or -errno. */
@@ -51,7 +50,7 @@ static int state_dirs(int rw, int *state, int *trash, int *repaired)
 
 	/* .unionroot itself: a symlink or file there is hostile or corrupt; it
 	 * cannot go to a trash that lives inside it, so it gets a name beside */
-	if (fstatat(rw, BRANCH_STATE, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) {
+	if (sys_fstatat(rw, BRANCH_STATE, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) {
 		char aside[64];
 
 		if (strfmt(aside, sizeof(aside), "%s.invalid.%llu", BRANCH_STATE,
@@ -69,8 +68,9 @@ static int state_dirs(int rw, int *state, int *trash, int *repaired)
 	rc = ensure_dir(*state, -1, BRANCH_TRASH, repaired);
 	if (rc == -ENOTDIR) {
 		/* a non-directory trash: remove the entry itself (never its target) */
-		if (unlinkat(*state, BRANCH_TRASH, 0) < 0)
-			return -errno;
+		rc = sys_unlinkat(*state, BRANCH_TRASH, 0);
+		if (rc < 0)
+			return rc;
 		rc = ensure_dir(*state, -1, BRANCH_TRASH, repaired);
 	}
 	if (rc < 0)
@@ -91,7 +91,7 @@ static int has_entries(int dir)
 {
 	int any = 0;
 
-	if (lseek(dir, 0, SEEK_SET) < 0)
+	if (sys_lseek(dir, 0, SEEK_SET) < 0)
 		return 0;
 	IGNORE(sys_dir_each(dir, stop_at_first, &any)); /* stops with -ECANCELED */
 	return any;
@@ -136,17 +136,18 @@ int branch_prepare(int rw, const struct reset_env *env, struct branch_result *re
 	made |= rc;
 	/* the usual boot changed nothing here: no journal commit and cache
 	 * flush for a directory that is already on the disk as it is */
-	if ((made || res->repaired || rr.recovered || rr.applied) && fsync(rw) < 0) {
-		rc = -errno;
-		goto out;
+	if (made || res->repaired || rr.recovered || rr.applied) {
+		rc = sys_fsync(rw);
+		if (rc < 0)
+			goto out;
 	}
 	res->trash_pending = has_entries(trash);
 	rc = 0;
 out:
 	if (trash >= 0)
-		close(trash);
+		sys_close(trash);
 	if (state >= 0)
-		close(state);
+		sys_close(state);
 	return rc;
 }
 
@@ -157,7 +158,7 @@ int branch_request_reset(int rw, const struct reset_req *req)
 	if (state < 0)
 		return state;
 	rc = reset_request_write(state, req);
-	close(state);
+	sys_close(state);
 	return rc;
 }
 
@@ -168,7 +169,7 @@ static int open_trash(int rw)
 	if (state < 0)
 		return state;
 	trash = open_dir(state, BRANCH_TRASH);
-	close(state);
+	sys_close(state);
 	return trash;
 }
 
@@ -186,16 +187,18 @@ int branch_trash_empty(int rw)
 	 * power cut can leave the live upper/ (or work/) with a second name in
 	 * the trash. Deleting through that name would empty the live tree. */
 	for (size_t i = 0; i < ARRAY_SIZE(live); i++)
-		if (fstatat(rw, live[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+		if (sys_fstatat(rw, live[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
 			skip[nskip++] = st.st_ino;
-	if (fstat(trash, &st) < 0) {
-		rc = -errno;
-	} else {
+	rc = sys_fstat(trash, &st);
+	if (rc == 0) {
+		int synced;
+
 		rc = rmtree_contents_except(trash, st.st_dev, skip, nskip);
-		if (fsync(trash) < 0 && !rc)
-			rc = -errno;
+		synced = sys_fsync(trash);
+		if (synced < 0 && !rc)
+			rc = synced;
 	}
-	close(trash);
+	sys_close(trash);
 	return rc;
 }
 
@@ -206,12 +209,10 @@ int branch_fresh_work(int rw)
 	if (trash < 0)
 		return trash;
 	rc = reset_to_trash(rw, trash, BRANCH_WORK);
-	close(trash);
-	if (rc < 0)
-		return rc;
-	if (mkdirat(rw, BRANCH_WORK, 0755) < 0)
-		return -errno;
-	return fsync(rw) < 0 ? -errno : 0;
+	sys_close(trash);
+	if (rc >= 0)
+		rc = sys_mkdirat(rw, BRANCH_WORK, 0755);
+	return rc < 0 ? rc : sys_fsync(rw);
 }
 
 #define SYMLINK_PROBE ".unionroot-symlink-probe"
@@ -237,5 +238,5 @@ int branch_reset_pending(int rw)
 {
 	struct stat st;
 
-	return fstatat(rw, BRANCH_STATE "/" BRANCH_RESET_REQUEST, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	return sys_fstatat(rw, BRANCH_STATE "/" BRANCH_RESET_REQUEST, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }

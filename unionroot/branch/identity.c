@@ -13,6 +13,7 @@
 #include "lib/bytes.h"
 #include "lib/chash.h"
 #include "lib/sbuf.h"
+#include "lib/sysx.h"
 
 /* The mkfs time a superblock records, 0 when this format has none we know. */
 static uint32_t mkfs_time(const unsigned char *buf, size_t len)
@@ -85,11 +86,11 @@ int identity_fd(int fd, char *out, size_t cap)
 int identity_path(const char *path, char *out, size_t cap)
 {
 	/* O_NONBLOCK: a FIFO would block the open; identity_fd refuses it */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), rc;
+	int fd = sys_open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), rc;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	rc = identity_fd(fd, out, cap);
-	close(fd);
+	sys_close(fd);
 	return rc;
 }

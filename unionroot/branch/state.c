@@ -17,6 +17,7 @@
 #include "lib/sbuf.h"
 #include "lib/strnum.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 
 #define STATE_MAGIC "unionroot-state 1"
 
@@ -85,14 +86,14 @@ int state_format(const struct ur_state *st, char *buf, size_t cap)
 int state_load(int rw, struct ur_state *st)
 {
 	char text[STATE_TEXT_MAX + 1];
-	int dir = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dir = sys_openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 	ssize_t n;
 
 	state_clear(st);
 	if (dir < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return dir == -ENOENT ? 0 : dir;
 	n = sys_read_fileat(dir, STATE_FILE, text, sizeof(text));
-	close(dir);
+	sys_close(dir);
 	if (n == -ENOENT)
 		return 0;
 	if (n < 0)
@@ -108,20 +109,20 @@ int state_save(int rw, const struct ur_state *st)
 
 	if (rc < 0)
 		return rc;
-	dir = openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dir = sys_openat(rw, BRANCH_STATE, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (dir < 0)
-		return -errno;
+		return dir;
 	/* Most boots (no boot counting, the same images) save what the file
 	 * holds: those bytes reached the disk when a boot wrote them (fsynced,
 	 * renamed, directory fsynced), so rewriting them would only cost two
 	 * journal commits and cache flushes. */
 	if (sys_read_fileat(dir, STATE_FILE, old, sizeof(old)) == (ssize_t)len &&
 	    memcmp(old, text, len) == 0) {
-		close(dir);
+		sys_close(dir);
 		return 0;
 	}
 	rc = sys_write_file_atomic(dir, STATE_FILE, text, len, 0600);
-	close(dir);
+	sys_close(dir);
 	return rc;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The syscall edge: calls musl 1.2.3 has no wrapper for, and small helpers
+/* The syscall edge: calls musl 1.2.3 has no wrapper for (made in
+ * lib/sysx.c, with the plain ones), and small helpers over them (lib/sys.c)
  * that return -errno instead of setting errno. */
 #ifndef UNIONROOT_SYS_H
 #define UNIONROOT_SYS_H

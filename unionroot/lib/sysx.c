@@ -1,17 +1,25 @@
 // SPDX-License-Identifier: MIT
-/* The plain system calls, -errno instead of errno (sysx.h). */
+/* The system calls, -errno instead of errno: the plain ones (sysx.h) and
+ * those musl has no wrapper for or a larger one than needed (sys.h). The
+ * whole of what unit-init fakes (tests/unit/fake_sys.c). */
 #include "lib/sysx.h"
 
 #include <errno.h>
 #include <sched.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/reboot.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "lib/sys.h"
 
 /* libc's -1 (or any negative answer) as -errno, else the answer */
 static long ret(long rc)
@@ -231,4 +239,173 @@ int sys_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 ssize_t sys_recv(int fd, void *buf, size_t len, int flags)
 {
 	return ret(recv(fd, buf, len, flags));
+}
+
+int sys_finit_module(int fd, const char *params, int flags)
+{
+	return syscall(SYS_finit_module, fd, params, flags) < 0 ? -errno : 0;
+}
+
+int sys_fcntl(int fd, int cmd, long arg)
+{
+	long rc = syscall(SYS_fcntl, fd, cmd, arg);
+
+	return rc < 0 ? -errno : (int)rc;
+}
+
+int sys_utimensat(int dir, const char *name, const struct timespec ts[2], int flags)
+{
+	return syscall(SYS_utimensat, dir, name, ts, flags) < 0 ? -errno : 0;
+}
+
+int sys_fchmodat(int dir, const char *name, mode_t mode)
+{
+	return syscall(SYS_fchmodat, dir, name, mode) < 0 ? -errno : 0;
+}
+
+int sys_renameat2(int olddir, const char *oldpath, int newdir, const char *newpath,
+		  unsigned flags)
+{
+	return syscall(SYS_renameat2, olddir, oldpath, newdir, newpath, flags) < 0 ? -errno : 0;
+}
+
+int sys_pivot_root(const char *new_root, const char *put_old)
+{
+	return syscall(SYS_pivot_root, new_root, put_old) < 0 ? -errno : 0;
+}
+
+int sys_mount(const char *src, const char *dst, const char *type,
+	      unsigned long flags, const char *data)
+{
+	return mount(src, dst, type, flags, data) < 0 ? -errno : 0;
+}
+
+int sys_remount(const char *path, unsigned long set, unsigned long clear)
+{
+	static const unsigned long kept[][2] = {
+		{ ST_RDONLY, MS_RDONLY },     { ST_NOSUID, MS_NOSUID },
+		{ ST_NODEV, MS_NODEV },       { ST_NOEXEC, MS_NOEXEC },
+		{ ST_NOATIME, MS_NOATIME },   { ST_NODIRATIME, MS_NODIRATIME },
+		{ ST_RELATIME, MS_RELATIME }, { ST_SYNCHRONOUS, MS_SYNCHRONOUS },
+	};
+	struct statfs vfs;
+	unsigned long flags = 0;
+
+	if (statfs(path, &vfs) < 0)
+		return -errno;
+	for (size_t i = 0; i < ARRAY_SIZE(kept); i++)
+		if (vfs.f_flags & kept[i][0])
+			flags |= kept[i][1];
+	return sys_mount(NULL, path, NULL, MS_REMOUNT | (flags & ~clear) | set, NULL);
+}
+
+pid_t sys_fork(void)
+{
+	return _Fork();
+}
+
+void sys_close_from(int low)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)low, ~0u, 0u) == 0)
+		return;
+#endif
+	for (int fd = low; fd < 1024; fd++) /* before Linux 5.9: init's RLIMIT_NOFILE */
+		close(fd);
+}
+
+void *sys_map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+uint64_t sys_now_ms(void)
+{
+	struct timespec ts;
+
+	/* the syscall, not clock_gettime(): musl's looks the vDSO up first
+	 * (1 KB of ELF parsing) for a clock read a few hundred times a boot */
+	if (syscall(SYS_clock_gettime, CLOCK_BOOTTIME, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+struct linux_dirent64_hdr {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/* The record at *off of a getdents64 answer of len bytes, stepping *off past
+ * it, or NULL for one that leaves the answer. */
+static const struct linux_dirent64_hdr *dirent_at(const char *buf, long len, long *off)
+{
+	const struct linux_dirent64_hdr *d = (const void *)(buf + *off);
+	const long head = (long)offsetof(struct linux_dirent64_hdr, name);
+
+	if (len - *off <= head || d->reclen <= head || d->reclen > len - *off)
+		return NULL;
+	*off += d->reclen;
+	return d;
+}
+
+static int dot_or_dotdot(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+int sys_dir_each(int dirfd, int (*fn)(const char *name, unsigned char type, void *ctx),
+		 void *ctx)
+{
+	char buf[4096] __attribute__((aligned(8)));
+
+	for (;;) {
+		long n = syscall(SYS_getdents64, dirfd, buf, sizeof(buf));
+
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		for (long off = 0; off < n;) {
+			const struct linux_dirent64_hdr *d = dirent_at(buf, n, &off);
+			int rc;
+
+			if (!d)
+				return -EIO;
+			if (dot_or_dotdot(d->name))
+				continue;
+			rc = fn(d->name, d->type, ctx);
+			if (rc < 0)
+				return rc;
+		}
+	}
+}
+
+int sys_dir_next(int dirfd, struct sys_dir_cursor *cur, const char **name)
+{
+	for (;;) {
+		const struct linux_dirent64_hdr *d;
+
+		if (cur->pos >= cur->len) {
+			long n = syscall(SYS_getdents64, dirfd, cur->buf, sizeof(cur->buf));
+
+			if (n < 0)
+				return -errno;
+			cur->len = n;
+			cur->pos = 0;
+			if (n == 0)
+				return 0;
+		}
+		d = dirent_at(cur->buf, cur->len, &cur->pos);
+		if (!d)
+			return -EIO;
+		if (!dot_or_dotdot(d->name)) {
+			*name = d->name;
+			return 1;
+		}
+	}
 }

@@ -14,6 +14,7 @@
 #include "lib/sbuf.h"
 #include "lib/strnum.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
 #include "probe/parttab.h"
 
 static int read_sys(const char *name, const char *attr, char *buf, size_t cap)
@@ -169,7 +170,7 @@ static void probe_partition(struct blkdev *d)
 	ss = read_sys_num(parent, "queue/logical_block_size");
 	if (ss < 512 || ss > 4096)
 		ss = 512; /* unknown: the size nearly every disk has */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = sys_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
 	if (probe_src_fd(&src, fd) == 0 &&
@@ -177,22 +178,22 @@ static void probe_partition(struct blkdev *d)
 		IGNORE(strcopy(d->partuuid, sizeof(d->partuuid), part.partuuid)); /* same sizes */
 		IGNORE(strcopy(d->partlabel, sizeof(d->partlabel), part.partlabel));
 	}
-	close(fd);
+	sys_close(fd);
 }
 
 static void probe_one(struct blkdev *d)
 {
 	struct probe_src src;
-	int fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = sys_open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0) {
-		d->probed = -errno;
+		d->probed = fd;
 		return;
 	}
 	d->probed = probe_src_fd(&src, fd);
 	if (d->probed == 0)
 		d->probed = probe_fs(&src, &d->info);
-	close(fd);
+	sys_close(fd);
 	if (d->partnum > 0)
 		probe_partition(d);
 }
@@ -263,13 +264,13 @@ static int add_one(const char *name, unsigned char type, void *arg)
 int blkdev_refresh(struct blkdev_table *t)
 {
 	struct refresh_ctx rc = { t, 0 };
-	int dir = open("/sys/class/block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dir = sys_open("/sys/class/block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int err;
 
 	if (dir < 0)
-		return -errno;
+		return dir;
 	err = sys_dir_each(dir, add_one, &rc);
-	close(dir);
+	sys_close(dir);
 	return err < 0 ? err : rc.added;
 }
 

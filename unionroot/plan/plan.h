@@ -79,7 +79,8 @@ enum plan_fallback {
  * carries out (init/run.c, the one loop), with its argument and why. A row
  * is done when the fact its step writes is known (plan_facts.done); the
  * loop always runs the first row not done, records what came of it as a
- * fact, and builds the plan again. */
+ * fact, and builds the plan again. Each kind has its fault case in
+ * tests/unit/init_run_cases.c (unit-init fails without one). */
 enum run_kind {
 	RUN_MODULES,        /* the modules of step 3, in dependency order */
 	RUN_WAIT_MEDIA,     /* every device of plan.wait, under its deadline */
