@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
-# User stories of the persistent live sticks people make: the Debian Live
-# Manual's (a hybrid ISO written with dd, its partition 1 over the ISO from
-# sector 0, an ext4 partition added in the free space with fdisk) and a
-# Rufus-style one (the ISO's files on a FAT partition, an ext4 partition
-# beside it). Both on USB (xHCI, usb-storage), found by `auto`, changes kept
-# on the stick's own ext4 partition; and an ISO written with dd to a disk
-# that was partitioned after it, which no partition holds.
+# User stories of the persistent live sticks people make, each booted from
+# USB (xHCI, usb-storage) and keeping its changes on an ext4 partition of
+# the stick: the Debian Live Manual's (a hybrid ISO written with dd, its
+# partition 1 over the ISO from sector 0, a partition added in the free
+# space), a Rufus-style one (the ISO's files on a FAT partition), an ISO
+# written with dd to a disk partitioned after it (no partition holds it),
+# and a Ventoy-style one (the ISO a file on exFAT, named by a chain SPEC).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-live-stick || exit 0
@@ -143,4 +143,40 @@ if stick_story plain-iso "$T/plain.img" 'union.lower=auto union.upper=LABEL=casp
 		"unionroot: read-only layer 1: /dev/sda holds iso9660 on the whole disk and a partition table, and no partition starts with it; reading it through read-only /dev/loop[0-9]+, so that the disk's other partitions can be mounted"
 	expect "unionroot plan says the whole disk is read through a loop device" "$T/plain-iso.0.log" \
 		'^CANDIDATES: .*: sda \(iso9660 LABEL=PLAINISO, removable\) on usb_storage through a read-only loop device'
+fi
+
+# 4. a Ventoy-style stick: the ISO as a file on an exFAT partition, named by
+#    a chain SPEC, the changes on an ext4 partition beside it. No host tool
+#    writes into exFAT without the host kernel's module, so a first boot
+#    copies the ISO there: auto finds an image on the ext4 partition
+#    (looking at the exFAT one first loads its module), and the guest's own
+#    mount puts the ISO onto the exFAT partition. The ext4 partition is made
+#    again, empty, before the story.
+if need_tools qemu-live-stick-ventoy mkfs.exfat; then
+	rm -f "$T/ventoy.img"
+	truncate -s 128M "$T/ventoy.img"
+	printf '%s\n' 'start=2048, size=65536, type=7' 'type=L' | sfdisk -q "$T/ventoy.img"
+	truncate -s 32M "$T/exfat.img"
+	mkfs.exfat -L Ventoy "$T/exfat.img" >/dev/null
+	dd if="$T/exfat.img" of="$T/ventoy.img" bs=1M seek=1 conv=notrunc status=none
+	mkdir -p "$T/carry/live"
+	cp "$T/live.iso" "$T/carry/live.iso"
+	cp "$T/iso/live/filesystem.squashfs" "$T/carry/live/"
+	read -r start size < <(sfdisk -d "$T/ventoy.img" | sed -n '$s/.*start= *\([0-9]*\), size= *\([0-9]*\).*/\1 \2/p')
+	truncate -s $((size * 512)) "$T/carry.img"
+	mkfs.ext4 -q -F -d "$T/carry" "$T/carry.img"
+	dd if="$T/carry.img" of="$T/ventoy.img" bs=512 seek="$start" conv=notrunc status=none
+	if boot "$T/ventoy-setup.log" none 'mkdir -p /tmp/v && mount -t exfat /dev/sda1 /tmp/v &&
+		mkdir -p /tmp/v/iso && cp /run/unionroot/media/*/live.iso /tmp/v/iso/live.iso &&
+		umount /tmp/v && echo MARK-copied' --lower none --usb "$T/ventoy.img" \
+		--append 'union.lower=auto union.upper=tmpfs union.scan=removable union.wait=30' &&
+		grep -q '^MARK-copied' "$T/ventoy-setup.log"; then
+		part_ext4 "$T/ventoy.img" persistence
+		stick_story ventoy "$T/ventoy.img" \
+			'union.lower=LABEL=Ventoy:/iso/live.iso:/live/filesystem.squashfs union.upper=LABEL=persistence union.scan=removable' \
+			/dev/sda2 /dev/sda1:/iso/live.iso
+	else
+		fail "ventoy: the ISO copied onto the exFAT partition" "no clean setup boot (see $T/ventoy-setup.log)"
+		keep_log "$T/ventoy-setup.log"
+	fi
 fi
