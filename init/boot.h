@@ -134,6 +134,21 @@ void hotplug_close(void);
 /* init/devwait.c: resolves every SPEC to a device; the read-only layers are
  * fatal when missing, the writable branch falls back to union.onfail. */
 void devices_wait(struct boot *b);
+/* init/reach.c: how a medium found on d is mounted without claiming a
+ * whole disk that has partitions (media_reach): path is d's own, its
+ * partition's at sector 0, or a read-only loop device's over the disk. */
+struct reach {
+	const struct blkdev *d, *use;
+	const char *path;               /* what to mount */
+	int how;                        /* enum media_reach */
+	int loop;                       /* the loop's fd until reach_end, else -1 */
+	char loop_path[32];
+};
+/* 0, or -errno when the loop device cannot be made. */
+int reach_start(struct boot *b, const struct blkdev *d, struct reach *r) WUR;
+/* After the mount (rc its result): lets go of the loop, which a failed
+ * mount leaves to detach; on success says which device serves and why. */
+void reach_end(struct reach *r, const char *role, int rc);
 /* init/image.c: one image chain to resolve, outermost medium first. */
 struct image_req {
 	const char *role;               /* "read-only layer 1" */

@@ -45,11 +45,6 @@ static int is_upper(const struct boot *b, const struct want *w)
 	return w->spec == &b->cfg.upper_spec;
 }
 
-static int lower_index(const struct boot *b, const struct want *w)
-{
-	return (int)(w->spec - b->lower);
-}
-
 /* A persistence file (union.upper=SPEC:/file) on a read-write loop: the
  * writable branch becomes that loop device. 1, or < 0 when the file cannot
  * be used: why says so in one line. */
@@ -96,6 +91,7 @@ static int open_chain(struct boot *b, struct want *w, const struct blkdev *d, in
 	struct image_req r = { .role = w->role, .dev = d->path, .type = d->info.type,
 			       .paths = w->spec->paths, .npaths = w->spec->npaths,
 			       .toram = b->cfg.toram, .quiet_enoent = quiet };
+	struct reach via;
 	int rc;
 
 	if (is_upper(b, w))
@@ -106,12 +102,17 @@ static int open_chain(struct boot *b, struct want *w, const struct blkdev *d, in
 	}
 	if (!r.npaths && !r.toram)
 		return 1;
-	rc = image_open(b, &r);
+	rc = reach_start(b, d, &via);
+	if (rc == 0) {
+		r.dev = via.path;
+		rc = image_open(b, &r);
+	}
+	reach_end(&via, w->role, rc);
 	if (rc < 0)
 		return rc;
 	IGNORE(strcopy(w->dev, DEVNODE_MAX, r.out_dev));
 	IGNORE(strcopy(w->type, FSTYPE_MAX, r.out_type));
-	IGNORE(strcopy(b->lower_via[lower_index(b, w)], sizeof(b->lower_via[0]), r.via));
+	IGNORE(strcopy(b->lower_via[w->spec - b->lower], sizeof(b->lower_via[0]), r.via));
 	return 1;
 }
 
@@ -129,9 +130,9 @@ static void announce(const struct want *w, const char *text, const struct blkdev
 static int try_auto(struct boot *b, struct want *w)
 {
 	static unsigned char looked[BLKDEV_MAX];
-	const struct blkdev *t = b->devs.d;
+	const struct blkdev *t = b->devs.d, *use;
 	unsigned idx[BLKDEV_MAX], n = media_order(&b->devs, idx);
-	int found = -1;
+	int found = -1, how;
 
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = idx[k];
@@ -140,8 +141,11 @@ static int try_auto(struct boot *b, struct want *w)
 		if (looked[i] || !media_scan_candidate(&t[i], b->cfg.scan))
 			continue;
 		looked[i] = 1;
+		/* a partition showing the whole disk's medium is the same one */
+		if ((how = media_reach(&b->devs, &t[i], &use)) == REACH_PARTITION)
+			looked[use - t] = 1;
 		if (found >= 0) {
-			if (image_present(b, t[i].path, t[i].info.type, b->cfg.image) == 1)
+			if (how != REACH_LOOP && image_present(b, use->path, t[i].info.type, b->cfg.image) == 1)
 				log_warn("%s: %s also holds %s; using %s (fixed before removable, then the lowest kernel name)",
 					 w->role, t[i].path, b->cfg.image, t[found].path);
 			continue;

@@ -222,6 +222,86 @@ static void a_fixed_device_wins_over_a_removable_one(void)
 	CHECK(media_asks_removable(SCAN_ALL, &data, 0));
 }
 
+/* A hybrid ISO written to a stick with dd, a partition added after it:
+ * sda holds the ISO whole and its table says partition 1 starts at sector
+ * 0 over it; sda2 is the writable branch. */
+static void dd_stick(struct blkdev_table *t)
+{
+	static const char *const rows[][3] = { { "sda", "r", "LIVE" }, { "sda1", "r", "LIVE" },
+					       { "sda2", "r", "casper-rw" } };
+
+	table(t, rows, 3);
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(t->d[i].info.type, sizeof(t->d[i].info.type), "iso9660");
+		t->d[i].info.bytes = 2u << 20;
+	}
+	t->d[0].parts = 2;
+	t->d[0].zero_part = 1;
+	t->d[0].zero_part_bytes = 2u << 20;
+	for (unsigned i = 1; i < 3; i++) {
+		t->d[i].partnum = (int)i;
+		snprintf(t->d[i].disk, sizeof(t->d[i].disk), "sda");
+	}
+}
+
+/* the ISO on the whole disk is reached through partition 1, which starts
+ * where it starts and covers it; never by a mount of the disk */
+static void a_dd_stick_is_reached_through_its_partition_at_sector_0(void)
+{
+	static struct blkdev_table t;
+	const struct blkdev *use;
+	struct spec live = spec_of("LABEL=LIVE"), whole = spec_of("/dev/sda");
+	struct media_choice c;
+
+	dd_stick(&t);
+	CHECK_INT(media_reach(&t, &t.d[0], &use), REACH_PARTITION);
+	CHECK_STR(use->name, "sda1");
+	/* partitions, and disks without a table, are mounted as they are */
+	CHECK_INT(media_reach(&t, &t.d[1], &use), REACH_DEVICE);
+	CHECK(use == &t.d[1]);
+	CHECK_INT(media_reach(&t, &t.d[2], &use), REACH_DEVICE);
+	t.d[0].parts = 0;
+	CHECK_INT(media_reach(&t, &t.d[0], &use), REACH_DEVICE);
+	/* LABEL= of the ISO matches the disk and its partition: the partition
+	 * plays the role alone */
+	dd_stick(&t);
+	media_choose(&t, &live, 0, 1, 0, &c);
+	CHECK_INT(c.verdict, MEDIA_TAKE);
+	CHECK_STR(c.d->name, "sda1");
+	CHECK_INT(c.matched, 1);
+	/* the disk named by its node: the boot reaches it through sda1 */
+	media_choose(&t, &whole, 0, 1, 0, &c);
+	CHECK_STR(c.d->name, "sda");
+	CHECK_INT(media_reach(&t, c.d, &use), REACH_PARTITION);
+}
+
+/* no partition holds the ISO from its start, or the one that does is
+ * shorter than it, or the kernel has not shown it yet: a read-only loop
+ * device over the disk */
+static void a_whole_disk_no_partition_holds_is_read_through_a_loop(void)
+{
+	static struct blkdev_table t;
+	const struct blkdev *use;
+
+	dd_stick(&t);
+	t.d[0].zero_part = 0; /* an ISO with a GPT whose partitions start later */
+	CHECK_INT(media_reach(&t, &t.d[0], &use), REACH_LOOP);
+	CHECK(use == &t.d[0]);
+	dd_stick(&t);
+	t.d[0].zero_part_bytes = (2u << 20) - 512;
+	CHECK_INT(media_reach(&t, &t.d[0], &use), REACH_LOOP);
+	dd_stick(&t);
+	t.n = 1; /* sda1 and sda2 not shown yet */
+	CHECK_INT(media_reach(&t, &t.d[0], &use), REACH_LOOP);
+	dd_stick(&t);
+	snprintf(t.d[1].disk, sizeof(t.d[1].disk), "sdb"); /* another disk's partition 1 */
+	CHECK_INT(media_reach(&t, &t.d[0], &use), REACH_LOOP);
+	/* a file system of unknown size: the partition from sector 0 serves */
+	dd_stick(&t);
+	t.d[0].info.bytes = 0;
+	CHECK_INT(media_reach(&t, &t.d[0], &use), REACH_PARTITION);
+}
+
 /* auto looks at fixed devices first, then removable ones, each by name */
 static void auto_looks_at_fixed_devices_first(void)
 {
@@ -248,4 +328,8 @@ UNIT_SUITE(media,
 	   { "paths open beneath the medium", paths_open_beneath_the_medium },
 	   { "paths never leave the medium", paths_never_leave_the_medium },
 	   { "a fixed device wins over a removable one", a_fixed_device_wins_over_a_removable_one },
-	   { "auto looks at fixed devices first", auto_looks_at_fixed_devices_first });
+	   { "auto looks at fixed devices first", auto_looks_at_fixed_devices_first },
+	   { "a dd'd stick is reached through its partition at sector 0",
+	     a_dd_stick_is_reached_through_its_partition_at_sector_0 },
+	   { "a whole disk no partition holds is read through a loop",
+	     a_whole_disk_no_partition_holds_is_read_through_a_loop });

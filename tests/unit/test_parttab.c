@@ -380,6 +380,20 @@ static void mbr_primary_and_logical_partitions(void)
 	CHECK_STR(parts[4].partuuid, "1234abcd-06");
 }
 
+/* a hybrid ISO's MBR (isohdpfx.bin, Debian's): partition 1 from sector 0
+ * over the ISO, then the partition added after it with fdisk */
+static void mbr_of_a_hybrid_iso_starts_partition_1_at_sector_0(void)
+{
+	memset(disk, 0, DISK_MAX);
+	mbr_entry(disk, 0, 0x17, 0, 4096);
+	mbr_entry(disk, 1, 0x83, 4096, 8192);
+	CHECK_INT(run(12288 * 512, 512, 8), 2);
+	CHECK_INT(parts[0].num, 1);
+	CHECK_INT(parts[0].start_lba, 0);
+	CHECK_INT(parts[0].nr_lba, 4096);
+	CHECK_INT(parts[1].start_lba, 4096);
+}
+
 static void mbr_without_disk_signature_has_no_partuuid(void)
 {
 	size_t len = mk_mbr();
@@ -525,6 +539,7 @@ UNIT_SUITE(parttab,
 	{ "a GPT entry array is read whole up to 1 MiB; a header claiming more is refused, its backup read", gpt_entry_array_is_read_whole_up_to_1_mib },
 	{ "a sector size that is no power of two in 512..4096 is -EINVAL", a_sector_size_that_is_no_power_of_two_is_einval },
 	{ "an MBR lists primary 1-4 and logical partitions from 5 with ssssssss-pp", mbr_primary_and_logical_partitions },
+	{ "a hybrid ISO's MBR starts partition 1 at sector 0", mbr_of_a_hybrid_iso_starts_partition_1_at_sector_0 },
 	{ "an MBR without a disk signature gives no PARTUUID", mbr_without_disk_signature_has_no_partuuid },
 	{ "an MBR's primary and logical partitions are found by number", mbr_partitions_are_found_by_number },
 	{ "an EBR chain pointing back at itself ends", ebr_chain_pointing_back_to_itself_ends },

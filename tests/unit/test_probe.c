@@ -524,6 +524,11 @@ static void iso9660_uuid_is_the_modification_date(void)
 	CHECK_STR(info.type, "iso9660");
 	CHECK_STR(info.uuid, "2024-06-07-08-09-10-11");
 	CHECK_STR(info.label, "PLAIN_LABEL");
+	CHECK_INT(info.bytes, 0); /* mk_iso leaves the volume space size 0 */
+	put_le32(img + 0x8000 + 80, 1024); /* blocks */
+	img[0x8000 + 128 + 1] = 0x08;      /* of 2048 bytes (le16) */
+	CHECK_INT(run(len, &info), 1);
+	CHECK_INT(info.bytes, 2u << 20);
 	memset(img + 0x8000 + 830, '0', 16);
 	img[0x8000 + 830 + 16] = 0;
 	CHECK_INT(run(len, &info), 1);

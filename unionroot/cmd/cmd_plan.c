@@ -155,6 +155,18 @@ static int find_dev(const struct spec *s, const struct config *c, int upper, cha
 	return 1;
 }
 
+/* 1 when the boot reads the medium at path through a loop device over the
+ * whole disk (media_reach) */
+static int through_loop(const char *path)
+{
+	const struct blkdev *use;
+
+	for (unsigned i = 0; i < devs.n; i++)
+		if (strcmp(devs.d[i].path, path) == 0)
+			return media_reach(&devs, &devs.d[i], &use) == REACH_LOOP;
+	return 0;
+}
+
 /* The device s names now, as the boot's rule (media_choose) finds it: the
  * facts only; what the boot does with them is the plan's, printed below. */
 static void print_resolution(const struct spec *s, const struct config *c, int upper)
@@ -168,10 +180,15 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 		out("%-16s candidates for %s, in order:", "", c->image);
 		count = 0;
 		for (unsigned i = 0; i < n; i++) {
-			if (!media_scan_candidate(&devs.d[idx[i]], c->scan))
+			const struct blkdev *d = &devs.d[idx[i]], *use;
+			int how = media_reach(&devs, d, &use);
+
+			/* a whole disk its partition at sector 0 shows: that partition's turn */
+			if (!media_scan_candidate(d, c->scan) || how == REACH_PARTITION)
 				continue;
 			out("%s", count++ ? ", " : " ");
-			print_dev(&devs.d[idx[i]]);
+			print_dev(d);
+			out("%s", how == REACH_LOOP ? " through a read-only loop device" : "");
 		}
 		out("%s\n", count ? "" : " none present now");
 		return;
@@ -183,8 +200,10 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 			out("%-16s not present now\n", "");
 		return;
 	}
-	out("%-16s %s (%s)%s\n", "", dev, type[0] ? type : "unknown type",
-	    count > 1 ? ", of several that match" : "");
+	out("%-16s %s (%s)%s%s\n", "", dev, type[0] ? type : "unknown type",
+	    count > 1 ? ", of several that match" : "",
+	    !upper && (s->npaths || media_holds_images(type)) && through_loop(dev) ?
+	    ", through a read-only loop device" : "");
 	if (s->kind == SPEC_UBI && strncmp(dev, "/dev/ubiblock", 13) == 0)
 		out("%-16s the %s in UBI volume ubi%s, through its ubiblock device (made at boot)\n",
 		    "", type, dev + 13);

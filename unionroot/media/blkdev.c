@@ -152,33 +152,63 @@ static int parent_name(const char *name, char *out, size_t cap)
 	return strcopy(out, cap, prev ? prev + 1 : link);
 }
 
+/* The sector size the kernel reads disk's table in: a GPT on a
+ * 4096-byte-sector disk (UFS) is at byte 4096. */
+static unsigned sector_size(const char *disk)
+{
+	long long ss = read_sys_num(disk, "queue/logical_block_size");
+
+	return ss < 512 || ss > 4096 ? 512 : (unsigned)ss; /* unknown: what nearly every disk has */
+}
+
 /* PARTUUID and PARTLABEL of partition d from its disk's table, found by
- * its number alone: a disk of 40 partitions (a phone's eMMC) holds no list.
- * The table is read in the disk's logical sectors, as the kernel reads it:
- * a GPT on a 4096-byte-sector disk (UFS) is at byte 4096. */
+ * its number alone: a disk of 40 partitions (a phone's eMMC) holds no list. */
 static void probe_partition(struct blkdev *d)
 {
 	struct part_entry part;
 	struct probe_src src;
-	char parent[32], path[DEVNODE_MAX];
-	long long ss;
+	char path[DEVNODE_MAX];
 	int fd;
 
-	if (parent_name(d->name, parent, sizeof(parent)) < 0 ||
-	    strfmt(path, sizeof(path), "/dev/%s", parent) < 0)
+	if (parent_name(d->name, d->disk, sizeof(d->disk)) < 0 ||
+	    strfmt(path, sizeof(path), "/dev/%s", d->disk) < 0) {
+		d->disk[0] = '\0';
 		return;
-	ss = read_sys_num(parent, "queue/logical_block_size");
-	if (ss < 512 || ss > 4096)
-		ss = 512; /* unknown: the size nearly every disk has */
+	}
 	fd = sys_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
 	if (probe_src_fd(&src, fd) == 0 &&
-	    parttab_find(&src, (unsigned)ss, (unsigned)d->partnum, &part) == 1) {
+	    parttab_find(&src, sector_size(d->disk), (unsigned)d->partnum, &part) == 1) {
 		IGNORE(strcopy(d->partuuid, sizeof(d->partuuid), part.partuuid)); /* same sizes */
 		IGNORE(strcopy(d->partlabel, sizeof(d->partlabel), part.partlabel));
 	}
 	sys_close(fd);
+}
+
+/* A whole disk that holds a file system and a partition table too: a
+ * hybrid ISO written to a stick with dd, where partition 1 starts at sector
+ * 0 over the ISO (media_reach decides how the file system is reached). The
+ * table is read from the disk itself, not from the partitions the kernel
+ * has shown so far: they may appear after the disk. A table read on
+ * 8 entries is enough: a partition at sector 0 is one of an MBR's 4. */
+static void read_table(struct blkdev *d, const struct probe_src *src)
+{
+	struct part_entry parts[8];
+	unsigned ss = sector_size(d->name);
+	int n = parttab_read(src, ss, parts, ARRAY_SIZE(parts));
+
+	if (n == -ENOBUFS)
+		n = (int)ARRAY_SIZE(parts);
+	if (n <= 0)
+		return;
+	d->parts = (unsigned)n;
+	for (int i = 0; i < n && i < (int)ARRAY_SIZE(parts); i++)
+		if (parts[i].start_lba == 0 && parts[i].nr_lba) {
+			d->zero_part = parts[i].num;
+			d->zero_part_bytes = parts[i].nr_lba * ss;
+			return;
+		}
 }
 
 static void probe_one(struct blkdev *d)
@@ -193,6 +223,8 @@ static void probe_one(struct blkdev *d)
 	d->probed = probe_src_fd(&src, fd);
 	if (d->probed == 0)
 		d->probed = probe_fs(&src, &d->info);
+	if (d->probed == 1 && d->partnum == 0)
+		read_table(d, &src);
 	sys_close(fd);
 	if (d->partnum > 0)
 		probe_partition(d);

@@ -20,6 +20,13 @@ struct blkdev {
 	uint64_t size;          /* bytes */
 	int removable;
 	int partnum;            /* 0 for a whole disk */
+	char disk[32];          /* a partition's whole disk, "sda"; "" for a whole disk */
+	/* a whole disk holding a file system and a partition table (a hybrid
+	 * ISO written with dd): the table's partition that starts at its first
+	 * sector, and that partition's size; 0 none. parts: the table's
+	 * partitions, 0 no table */
+	unsigned parts, zero_part;
+	uint64_t zero_part_bytes;
 	char partuuid[40];
 	char partlabel[148];
 	int probed;             /* 1 known fs, 0 unknown, < 0 -errno */

@@ -56,6 +56,34 @@ int media_asks_removable(int scan, const struct spec *s, int hash)
 	return scan == SCAN_REMOVABLE || s->kind == SPEC_AUTO || s->npaths > 0 || hash;
 }
 
+int media_reach(const struct blkdev_table *t, const struct blkdev *d, const struct blkdev **use)
+{
+	*use = d;
+	if (d->partnum || !d->parts)
+		return REACH_DEVICE;
+	if (!d->zero_part || d->zero_part_bytes < d->info.bytes)
+		return REACH_LOOP;
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct blkdev *p = &t->d[i];
+
+		if ((unsigned)p->partnum == d->zero_part && strcmp(p->disk, d->name) == 0) {
+			*use = p;
+			return REACH_PARTITION;
+		}
+	}
+	return REACH_LOOP;
+}
+
+/* d is a whole disk whose file system its partition at sector 0 also
+ * shows, and that partition matches s too: it plays the role itself */
+static int shown_by_partition(const struct blkdev_table *t, const struct blkdev *d,
+			      const struct spec *s)
+{
+	const struct blkdev *p;
+
+	return media_reach(t, d, &p) == REACH_PARTITION && blkdev_match(p, s);
+}
+
 void media_choose(const struct blkdev_table *t, const struct spec *s, int upper, int asks,
 		  int past_deadline, struct media_choice *c)
 {
@@ -65,7 +93,7 @@ void media_choose(const struct blkdev_table *t, const struct spec *s, int upper,
 	for (unsigned i = 0; i < t->n; i++) {
 		const struct blkdev *d = &t->d[i];
 
-		if (!blkdev_match(d, s))
+		if (!blkdev_match(d, s) || shown_by_partition(t, d, s))
 			continue;
 		c->matched++;
 		c->removable += d->removable ? 1 : 0;

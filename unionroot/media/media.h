@@ -30,6 +30,20 @@ int media_holds_images(const char *type);
  * receives t->n indexes of t; returns t->n. */
 unsigned media_order(const struct blkdev_table *t, unsigned *idx);
 
+/* How the file system found on d is reached without claiming a whole disk
+ * (doc/live-media.md, "A stick made with dd"). Mounting a whole disk claims
+ * it, and the kernel then refuses to mount any of its partitions (EBUSY):
+ * a hybrid ISO written with dd, with a partition for the changes added
+ * after it, would boot without them. So on a whole disk that also holds a
+ * partition table, the file system is reached through the partition that
+ * starts at the disk's first sector and covers it (*use, REACH_PARTITION),
+ * else through a read-only loop device over the whole disk (REACH_LOOP,
+ * *use is d); anything else is mounted as it is (REACH_DEVICE). A
+ * partition the table names and the kernel has not shown yet counts as
+ * none: the loop serves at once. */
+enum media_reach { REACH_DEVICE, REACH_PARTITION, REACH_LOOP };
+int media_reach(const struct blkdev_table *t, const struct blkdev *d, const struct blkdev **use);
+
 /* Which device plays the role a SPEC names (doc/design.md, "Which device"): a
  * fixed device before any removable one, the lowest kernel name among
  * equals. A removable device alone serves at once only when the role asks

@@ -25,6 +25,8 @@ struct probe_info {
 	char uuid[64];   /* as blkid prints UUID, "" when none */
 	char label[256]; /* as blkid prints LABEL (UTF-8), "" when none */
 	int encrypted;   /* 1 for LUKS */
+	uint64_t bytes;  /* the file system's own size where its probe reads it
+			  * (iso9660), 0 unknown */
 };
 
 /* 1 match (out filled), 0 unknown (out cleared), -errno I/O error. */

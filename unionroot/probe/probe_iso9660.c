@@ -19,6 +19,8 @@
 #define VD_END 255
 
 #define VD_VOLUME_ID 40
+#define VD_SPACE_SIZE 80 /* blocks, both byte orders: the little-endian half */
+#define VD_BLOCK_SIZE 128
 #define VD_ESCAPES 88
 #define VD_CREATED 813
 #define VD_MODIFIED 830
@@ -130,6 +132,7 @@ int probe_iso9660(const struct probe_src *src, struct probe_info *out)
 	if (!have_pvd)
 		return 0;
 	probe_set_type(out, "iso9660");
+	out->bytes = (uint64_t)get_le32(pvd + VD_SPACE_SIZE) * get_le16(pvd + VD_BLOCK_SIZE);
 	if (!iso_date_uuid(out->uuid, sizeof(out->uuid), pvd + VD_MODIFIED))
 		(void)iso_date_uuid(out->uuid, sizeof(out->uuid), pvd + VD_CREATED);
 	if (have_jol) {
