@@ -15,11 +15,13 @@ scratch size
 # the boot's own code, see doc/measurements.md, "Size"). A budget is counted
 # in 4 KiB pages, the step in which the file grows (its RELRO end is
 # page-aligned). String tables as arrays, not pointers (tests/lint), paid
-# for the status record's typed pair and the plan's steps: the budgets are
-# those from before them again.
-BUDGET_FULL=${BUDGET_FULL:-186024}
+# for the status record's typed pair and the plan's steps; the live medium
+# on a whole disk reached through its partition or a loop (init/reach.c,
+# media_reach, the disk's own partition table) took 1.5 KB and one page of
+# the full and the smallest builds again.
+BUDGET_FULL=${BUDGET_FULL:-190120}
 BUDGET_OVERLAY=${BUDGET_OVERLAY:-169640}
-BUDGET_MINIMAL=${BUDGET_MINIMAL:-157336}
+BUDGET_MINIMAL=${BUDGET_MINIMAL:-161432}
 FULL=$BUILD/unionroot
 OVERLAY=$BUILD/overlay/unionroot
 MINIMAL=$BUILD/minimal/unionroot
