@@ -29,12 +29,25 @@ if ! "$ROOT_DIR/tools/mkiso" --rootfs "$OUTDIR/rootfs.squashfs" --kernel "$OUTDI
 	exit 0
 fi
 pass "tools/mkiso writes the ISO ($(stat -c %s "$ISO") bytes)"
+xorriso -osirrox on -indev "$ISO" -extract /boot/grub/grub.cfg "$T/iso.cfg" >/dev/null 2>&1
+# The ISO written to a 128 MiB stick with a persistence partition behind
+# it, as doc/live-media.md says ("Making a live ISO"): sfdisk moves the
+# GPT's backup header to the stick's end and appends the partition
+cp "$ISO" "$T/stick.img"
+truncate -s 128M "$T/stick.img"
+echo ',,L' | sfdisk -q --append "$T/stick.img" >/dev/null 2>&1
+read -r start sectors < <(sfdisk -d "$T/stick.img" | sed -n 's/^[^ ]*4 : start= *\([0-9]*\), size= *\([0-9]*\).*/\1 \2/p')
+if [ -z "$start" ] || ! mkfs.ext4 -q -F -L persistence -E offset=$((start * 512)) "$T/stick.img" $((sectors / 2))k; then
+	fail "a persistence partition goes behind the ISO on a stick" "sfdisk or mkfs.ext4 failed"
+	exit 0
+fi
 
 # fw_boot NAME FIRMWARE MEDIUM: one boot of the ISO, its console in
 # $T/NAME.log. FIRMWARE: bios (SeaBIOS, QEMU's own), uefi (OVMF), secure
 # (OVMF with Secure Boot enforcing, Microsoft's keys enrolled). MEDIUM: dvd
 # (a DVD drive on the q35 machine's own AHCI controller, ich9-ahci) or usb
-# (the ISO as a stick on xHCI; its writes go to a snapshot) or loopback
+# (the ISO written to a stick on xHCI, a persistence partition behind it;
+# its writes go to a snapshot) or loopback
 # (a GRUB on a DVD boots the ISO as a file on a FAT stick through the
 # ISO's loopback.cfg, as multi-ISO sticks do; the stick's own boot sector
 # only says it is no system disk: the DVD boots first). GRUB's menu
@@ -70,7 +83,7 @@ fw_boot() {
 		-device "ide-cd,bus=ide.0,drive=dvd,bootindex=0" -device "qemu-xhci,id=xhci"
 		-drive "file=$T/isostick.img,format=raw,if=none,id=stick,snapshot=on"
 		-device "usb-storage,bus=xhci.0,drive=stick,removable=on") ;;
-	usb) args+=(-device "qemu-xhci,id=xhci" -drive "file=$ISO,format=raw,if=none,id=stick,snapshot=on"
+	usb) args+=(-device "qemu-xhci,id=xhci" -drive "file=$T/stick.img,format=raw,if=none,id=stick,snapshot=on"
 		-device "usb-storage,bus=xhci.0,drive=stick,removable=on") ;;
 	esac
 	mkfifo "$con.in" "$con.out" "$mon.in" "$mon.out"
@@ -163,6 +176,26 @@ if [[ loopback =~ ${FW_ONLY:-.} ]]; then
 		fw_story seabios-loopback-usb bios loopback '/dev/sd[a-z]:/isos/live.iso'
 	else
 		fail "seabios-loopback-usb" "grub-mkrescue: $(tail -n 2 "$T/chain.log" | tr '\n' ' ')"
+	fi
+fi
+# The persistence entry's parameters on that stick: its partition is the
+# writable branch (the kernel from QEMU: the entry talks on the screen)
+if [[ persistence =~ ${FW_ONLY:-.} ]]; then
+	persist=$(sed -n "/^menuentry 'Live with persistence/,/}/s/^\tlinux \/live\/vmlinuz //p" "$T/iso.cfg")
+	if boot "$T/persist.log" none 'echo hello >/root/note; echo MARK-wrote' --lower none --usb "$T/stick.img" \
+		--append "$persist"; then
+		expect "the persistence entry: the image comes from the stick" "$T/persist.log" \
+			'^real-init: status: lower1_image=/dev/sd[a-z]:/live/filesystem.squashfs'
+		# the image is read from the whole stick, mounted as iso9660: the
+		# kernel then refuses its partition to another mount (EBUSY)
+		why="no line matching /upper_state=persistent/"
+		! grep -aq 'mounting writable branch /dev/sd[a-z]4 (ext4) failed: Resource busy' "$T/persist.log" ||
+			why="the stick's whole device holds the image's iso9660 mount, so its partition 4 cannot be mounted (Resource busy): unionroot would need the image through a partition or a loop device"
+		expect "the persistence entry: the partition behind the ISO is the writable branch" "$T/persist.log" \
+			'^real-init: status: upper_state=persistent' "$why"
+	else
+		fail "the persistence entry" "no clean boot (see $BUILD/tests/)"
+		keep_log "$T/persist.log"
 	fi
 fi
 if [ ! -f "$OVMF/OVMF_CODE_4M.fd" ]; then
