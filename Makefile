@@ -109,7 +109,7 @@ H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 UNIT_INIT := init/tool.c init/watchdog.c
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC) $(UNIT_INIT))
 
-.PHONY: all deps kernel kernel-builtin initramfs images demo check test unit lint bench bench-reset clean install fuzz soak
+.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install fuzz soak
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
 
 deps:
@@ -250,6 +250,16 @@ initramfs: $(BOARD_BIN) $(BUILD)/unionroot-test $(BUILD)/host/mkcpio kernel
 
 images: all $(BOARD_BIN)
 	$(Q)board/$(BOARD)/images $(BUILD)/$(BOARD) $(ROOTFS)
+
+# make iso [ROOTFS=DIR|SQUASHFS]: a hybrid live ISO of the board's kernel and
+# initramfs (BIOS and UEFI with Secure Boot; a DVD, or written raw to a USB
+# stick), BUILD/BOARD/live.iso; the root is the demo image unless ROOTFS
+# names a root directory or a squashfs (doc/live-media.md).
+ISO_ROOT = $(if $(ROOTFS),$(ROOTFS),$(BUILD)/$(BOARD)/rootfs.squashfs)
+iso: deps
+	$(Q)$(MAKE) --no-print-directory initramfs images BOARD=$(BOARD) ROOTFS=
+	$(Q)tools/mkiso --rootfs $(ISO_ROOT) --kernel $(BUILD)/$(BOARD)/vmlinuz \
+		--initrd $(BUILD)/$(BOARD)/initramfs.cpio.gz --output $(BUILD)/$(BOARD)/live.iso
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory initramfs images BOARD=$(BOARD)
