@@ -296,59 +296,44 @@ static void every_fact_set_gives_its_golden_plan(void)
 /* The steps each story's plan runs, golden: what follows the decisions in
  * `unionroot plan` and /run/unionroot/plan (tests/qemu/plan.sh holds the
  * boot's to the command's). */
+/* The steps every story with a device takes first */
+#define STEPS_TO_OVERLAYFS \
+	"steps             1 load modules\n" \
+	"                  2 wait for the media (failing: the boot stops)\n" \
+	"                  3 mount read-only layer 1 (failing: the boot stops)\n" \
+	"                  4 look for overlayfs\n"
+#define STEPS_TO_STATE STEPS_TO_OVERLAYFS \
+	"                  5 mount the writable branch (failing: union.onfail)\n" \
+	"                  6 read its control state\n"
+
 static const struct golden steps_table[] = {
 	{ "normal", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
-	  "steps             1 load modules\n"
-	  "                  2 wait for the media (failing: the boot stops)\n"
-	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
-	  "                  4 look for overlayfs\n"
-	  "                  5 mount the writable branch (failing: union.onfail)\n"
-	  "                  6 read its control state\n"
+	  STEPS_TO_STATE
 	  "                  7 lay it out (failing: union.onfail)\n"
 	  "                  8 save its control state\n"
 	  "                  9 mount the overlay: overlayfs is available (failing: union.onfail)\n"
 	  "                 10 switch to the real init (failing: the boot stops)\n" },
 	{ "copyup", "union.mode=copyup", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
-	  "steps             1 load modules\n"
-	  "                  2 wait for the media (failing: the boot stops)\n"
-	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
-	  "                  4 look for overlayfs\n"
-	  "                  5 mount the writable branch (failing: union.onfail)\n"
-	  "                  6 read its control state\n"
+	  STEPS_TO_STATE
 	  "                  7 take the reset over (copy-up)\n"
 	  "                  8 lay it out (failing: union.onfail)\n"
 	  "                  9 save its control state\n"
 	  "                 10 copy up: union.mode=copyup (failing: no writable branch)\n"
 	  "                 11 switch to the real init (failing: the boot stops)\n" },
 	{ "reset-pending", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 1, NULL,
-	  "steps             1 load modules\n"
-	  "                  2 wait for the media (failing: the boot stops)\n"
-	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
-	  "                  4 look for overlayfs\n"
-	  "                  5 mount the writable branch (failing: union.onfail)\n"
-	  "                  6 read its control state\n"
+	  STEPS_TO_STATE
 	  "                  7 lay it out: requested by 'unionroot reset' (failing: union.onfail)\n"
 	  "                  8 save its control state\n"
 	  "                  9 mount the overlay: overlayfs is available (failing: union.onfail)\n"
 	  "                 10 switch to the real init (failing: the boot stops)\n" },
 	{ "failsafe", "union.maxfails=1", PRESENT_YES, "ext4", 0, 0, 2, ID_A, ID_A, 0, NULL,
-	  "steps             1 load modules\n"
-	  "                  2 wait for the media (failing: the boot stops)\n"
-	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
-	  "                  4 look for overlayfs\n"
-	  "                  5 mount the writable branch (failing: union.onfail)\n"
-	  "                  6 read its control state\n"
+	  STEPS_TO_STATE
 	  "                  7 keep it read-only (failsafe)\n"
 	  "                  8 mount a volatile branch (failing: union.onfail)\n"
 	  "                  9 mount the overlay: overlayfs is available (failing: no writable branch)\n"
 	  "                 10 switch to the real init (failing: the boot stops)\n" },
 	{ "kiosk", "union.session=volatile", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, NULL,
-	  "steps             1 load modules\n"
-	  "                  2 wait for the media (failing: the boot stops)\n"
-	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
-	  "                  4 look for overlayfs\n"
-	  "                  5 mount the writable branch (failing: union.onfail)\n"
-	  "                  6 read its control state\n"
+	  STEPS_TO_STATE
 	  "                  7 lay it out (failing: union.onfail)\n"
 	  "                  8 save its control state\n"
 	  "                  9 keep it read-only (kiosk session)\n"
@@ -356,18 +341,12 @@ static const struct golden steps_table[] = {
 	  "                 11 mount the overlay: overlayfs is available (failing: no writable branch)\n"
 	  "                 12 switch to the real init (failing: the boot stops)\n" },
 	{ "volatile", "union.upper=tmpfs", PRESENT_NO, "", 0, 0, 0, ID_A, ID_A, 0, NULL,
-	  "steps             1 load modules\n"
-	  "                  2 wait for the media (failing: the boot stops)\n"
-	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
-	  "                  4 look for overlayfs\n"
+	  STEPS_TO_OVERLAYFS
 	  "                  5 mount a volatile branch: union.upper=tmpfs (failing: union.onfail)\n"
 	  "                  6 mount the overlay: overlayfs is available (failing: no writable branch)\n"
 	  "                  7 switch to the real init (failing: the boot stops)\n" },
 	{ "mount-failed", "", PRESENT_YES, "ext4", 0, 0, 0, ID_A, ID_A, 0, "Invalid argument",
-	  "steps             1 load modules\n"
-	  "                  2 wait for the media (failing: the boot stops)\n"
-	  "                  3 mount read-only layer 1 (failing: the boot stops)\n"
-	  "                  4 look for overlayfs\n"
+	  STEPS_TO_OVERLAYFS
 	  "                  5 union.onfail: Invalid argument\n"
 	  "                  6 mount a volatile branch: union.onfail=tmpfs (failing: union.onfail)\n"
 	  "                  7 mount the overlay: overlayfs is available (failing: no writable branch)\n"
