@@ -177,7 +177,8 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 
 	if (s->kind == SPEC_AUTO) {
 		n = media_order(&devs, idx);
-		out("%-16s candidates for %s, in order:", "", c->image);
+		/* the boot opens the SPEC's chain where it names one (open_chain) */
+		out("%-16s candidates for %s, in order:", "", s->npaths ? s->paths[0] : c->image);
 		count = 0;
 		for (unsigned i = 0; i < n; i++) {
 			const struct blkdev *d = &devs.d[idx[i]], *use;
