@@ -78,6 +78,7 @@ struct boot {
 	unsigned boots;                    /* boot counter after this boot */
 	char failsafe[160];                /* why this boot is failsafe, "" when not */
 	int session_layer;                 /* union.session=volatile: SAVEDIR/upper is the top layer */
+	int branch_saved;                  /* failsafe or kiosk: SAVEDIR holds the branch, read-only */
 	int session_copy_failed;           /* copy-up kiosk: the saved branch was not brought up to date */
 	char copyup_text[160];             /* backend: "copyup (why)" */
 

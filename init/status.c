@@ -99,7 +99,7 @@ void status_write(struct boot *b)
 	rs.reset_kept = b->reset_kept;
 	rs.reset_refused = b->reset_refused;
 	rs.failsafe = b->failsafe[0] ? b->failsafe : "no";
-	rs.saved = b->failsafe[0] || b->session_layer;
+	rs.saved = b->branch_saved;
 	rs.maxfails = b->cfg.maxfails;
 	rs.boots_at_boot = b->boots;
 	rs.nlower_id = b->nlower_id;

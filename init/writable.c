@@ -75,12 +75,16 @@ static int keep_saved(const char *dev, const char *what)
  * read-only, under SAVEDIR; the caller goes on with the plan's tmpfs. */
 static void go_failsafe(struct boot *b, const char *dev, unsigned boots)
 {
+	int kept;
+
 	IGNORE(strfmt(b->failsafe, sizeof(b->failsafe),
 		      "%u boots without 'unionroot boot-ok' (union.maxfails=%d)", boots,
 		      b->cfg.maxfails)); /* fits */
-	IGNORE(keep_saved(dev, "failsafe")); /* reported; the boot goes on volatile */
-	log_err("failsafe boot: writable branch %s: %s; booting a volatile root, the branch read-only at %s",
-		dev, b->failsafe, SAVEDIR);
+	/* keep_saved reports its failure; the boot goes on volatile either way */
+	kept = keep_saved(dev, "failsafe") == 0;
+	b->branch_saved = kept;
+	log_err("failsafe boot: writable branch %s: %s; booting a volatile root, the branch %s%s",
+		dev, b->failsafe, kept ? "read-only at " : "not mounted", kept ? SAVEDIR : "");
 	result_branch(b, OUTCOME_FAILSAFE, NULL, 0);
 }
 
@@ -130,6 +134,7 @@ void step_session(struct boot *b)
 	saved = keep_saved(b->upper_dev, "kiosk session") == 0 && !b->session_copy_failed;
 
 	b->session_layer = saved;
+	b->branch_saved = saved;
 	result_branch(b, OUTCOME_SESSION, saved ? b->upper_dev : NULL, 0);
 	log_note("kiosk session: %s; nothing of this boot persists", b->upper_state);
 }

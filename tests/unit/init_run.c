@@ -184,6 +184,8 @@ static void check_case(const struct run_case *c, const char *rows)
 			   b.backend ? b.backend : "none", c->backend);
 	if (c->said && !strstr(said, c->said))
 		unit_failf(__FILE__, __LINE__, "%s: the log lacks \"%s\":\n%s", c->name, c->said, said);
+	if (c->unsaid && strstr(said, c->unsaid))
+		unit_failf(__FILE__, __LINE__, "%s: the log says \"%s\":\n%s", c->name, c->unsaid, said);
 	if (missing_call(c->calls, line, sizeof(line)))
 		unit_failf(__FILE__, __LINE__, "%s: no \"%s\" where \"%s\" wants it; the calls:\n%s",
 			   c->name, line, c->calls, fake_sys_log());

@@ -25,6 +25,7 @@ struct run_case {
 	const char *state;             /* the status's upper_state starts so, NULL: not looked at */
 	const char *backend;           /* the root's backend, NULL: not looked at */
 	const char *said;              /* a line of the log holds it */
+	const char *unsaid;            /* no line of the log holds it */
 	const char *calls;             /* system calls made in this order, "|" between */
 	const char *never;             /* a system call not made */
 	const char *(*check)(void);    /* what else is wrong after, NULL all right */

@@ -12,6 +12,9 @@
 #include "../../init/steps.h"
 #include "init_run.h"
 #include "init_tool.h"
+#include "lib/record.h"
+#include "lib/runstate.h"
+#include "lib/sys.h"
 
 #define LOWER "mount read-only layer,look for overlayfs,"
 #define DEVICE "mount the writable branch,read its control state,"
@@ -87,6 +90,16 @@ static void reset_requested(void)
 static const char *copyup_reset_taken(void)
 {
 	return run_boot_state()->copyup_reset ? "the copy-up took the reset over" : NULL;
+}
+
+static const char *nothing_saved(void)
+{
+	static char text[RECORD_MAX];
+
+	status_write(run_boot_state()); /* as the hand-off does */
+	if (sys_read_file(RUN_STATUS, text, sizeof(text)) < 0)
+		return "no status record";
+	return strstr(text, "\nsaved=") ? "the status record says the branch is kept at " SAVED : NULL;
 }
 
 static const char *session_layered(void)
@@ -168,7 +181,8 @@ const struct run_case run_cases[] = {
 	  .fault = { { "remount", RW, 0, -EIO } },
 	  .rows = LOWER DEVICE "keep it read-only (failsafe),mount a volatile branch,mount the overlay",
 	  .backend = "overlay", .calls = "remount " RW "|" RELEASED,
-	  .said = "failsafe: keeping writable branch /dev/vdb read-only at " SAVED " failed: Input/output error; it is not mounted" },
+	  .said = "failsafe: keeping writable branch /dev/vdb read-only at " SAVED " failed: Input/output error; it is not mounted",
+	  .unsaid = "the branch read-only at", .check = nothing_saved },
 	{ .kind = RUN_TAKE_RESET, .name = "a reset copy-up cannot take over is the layout's",
 	  .cmdline = "union.mode=copyup", .prepare = reset_requested,
 	  .fault = { { "renameat2", "copyup-reset", 0, -EIO } },
