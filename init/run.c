@@ -88,7 +88,10 @@ static void fallback(struct boot *b)
 	default:
 		break;
 	}
-	log_err("%s; booting with a volatile writable branch in RAM (union.onfail=%s)", why,
+	/* a build without copy-up whose branch needs it: the root is the
+	 * read-only layer, not the volatile branch (the NO_COPYUP row says why) */
+	log_err(b->plan.backend == PLAN_READONLY ? "%s; booting read-only (union.onfail=%s)" :
+		"%s; booting with a volatile writable branch in RAM (union.onfail=%s)", why,
 		config_onfail_name(b->plan.fallback));
 	result_branch(b, OUTCOME_FALLBACK, why, b->facts.failed_errno);
 }
