@@ -155,7 +155,9 @@ fw_story() {
 }
 
 fw_story seabios-ahci-dvd bios dvd /dev/sr0
-fw_story seabios-xhci-usb bios usb '/dev/sd[a-z]'
+# a stick of make iso's ISO: no partition starts at its first sector,
+# so the image is read through a loop over the stick (init/reach.c)
+fw_story seabios-xhci-usb bios usb '/dev/loop[0-9]+'
 # A GRUB of another medium boots the ISO file the way multi-ISO sticks do:
 # it tells loopback.cfg where the file is in iso_path
 mkdir -p "$T/chain/boot/grub"
@@ -202,7 +204,7 @@ if [ ! -f "$OVMF/OVMF_CODE_4M.fd" ]; then
 	exit 0
 fi
 fw_story ovmf-ahci-dvd uefi dvd /dev/sr0
-fw_story ovmf-xhci-usb uefi usb '/dev/sd[a-z]'
+fw_story ovmf-xhci-usb uefi usb '/dev/loop[0-9]+'
 if [ ! -f "$OVMF/OVMF_CODE_4M.secboot.fd" ] || [ ! -f "$OVMF/OVMF_VARS_4M.ms.fd" ]; then
 	skip "Secure Boot" "OVMF's secure build or its variables with Microsoft's keys missing (ovmf)"
 	exit 0
