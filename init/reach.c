@@ -21,6 +21,7 @@ int reach_start(struct boot *b, const struct blkdev *d, struct reach *r)
 
 	r->d = d;
 	r->loop = -1;
+	r->loop_path[0] = '\0';
 	r->how = media_reach(&b->devs, d, &r->use);
 	r->path = r->use->path;
 	if (r->how != REACH_LOOP)
@@ -45,12 +46,17 @@ void reach_end(struct reach *r, const char *role, int rc)
 	if (r->loop >= 0)
 		sys_close(r->loop); /* a mount holds the device now; without one it detaches */
 	r->loop = -1;
-	if (rc < 0 || r->how == REACH_DEVICE)
+	if (r->how == REACH_DEVICE)
 		return;
-	if (r->how == REACH_PARTITION)
-		log_info("%s: %s holds %s on the whole disk and a partition table; using partition %s, which starts at the disk's first sector and covers it, so that the disk's other partitions can be mounted",
-			 role, r->d->path, r->d->info.type, r->use->path);
-	else
-		log_info("%s: %s holds %s on the whole disk and a partition table, and no partition starts with it; reading it through read-only %s, so that the disk's other partitions can be mounted",
-			 role, r->d->path, r->d->info.type, r->loop_path);
+	if (rc < 0 && r->how == REACH_LOOP && !r->loop_path[0]) {
+		log_err("%s: %s holds %s on the whole disk and a partition table; a read-only loop device over it cannot be made (%s), and the disk is never mounted whole",
+			role, r->d->path, r->d->info.type, strerror(-rc));
+		return;
+	}
+	if (rc < 0)
+		return; /* the mount's own message says why */
+	log_info("%s: %s holds %s on the whole disk and a partition table%s%s%s, so that the disk's other partitions can be mounted",
+		 role, r->d->path, r->d->info.type, r->how == REACH_PARTITION ? "; using partition " :
+		 ", and no partition starts with it; reading it through read-only ", r->path,
+		 r->how == REACH_PARTITION ? ", which starts at the disk's first sector and covers it" : "");
 }

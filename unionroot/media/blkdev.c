@@ -203,7 +203,7 @@ static void read_table(struct blkdev *d, const struct probe_src *src)
 	if (n <= 0)
 		return;
 	d->parts = (unsigned)n;
-	for (int i = 0; i < n && i < (int)ARRAY_SIZE(parts); i++)
+	for (int i = 0; i < n; i++)
 		if (parts[i].start_lba == 0 && parts[i].nr_lba) {
 			d->zero_part = parts[i].num;
 			d->zero_part_bytes = parts[i].nr_lba * ss;
