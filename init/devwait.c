@@ -94,14 +94,12 @@ static int open_chain(struct boot *b, struct want *w, const struct blkdev *d, in
 	struct reach via;
 	int rc;
 
-	if (is_upper(b, w))
+	if (is_upper(b, w) || !media_opens(w->spec, d->info.type, r.toram))
 		return 1;
 	if (!r.npaths && (w->spec->kind == SPEC_AUTO || media_holds_images(d->info.type))) {
 		r.paths = image;
 		r.npaths = 1;
 	}
-	if (!r.npaths && !r.toram)
-		return 1;
 	rc = reach_start(b, d, &via);
 	if (rc == 0) {
 		r.dev = via.path;

@@ -49,7 +49,7 @@ void reach_end(struct reach *r, const char *role, int rc)
 	if (r->how == REACH_DEVICE)
 		return;
 	if (rc < 0 && r->how == REACH_LOOP && !r->loop_path[0]) {
-		log_err("%s: %s holds %s on the whole disk and a partition table; a read-only loop device over it cannot be made (%s), and the disk is never mounted whole",
+		log_err("%s: %s holds %s on the whole disk and a partition table; a read-only loop device over it cannot be made: %s",
 			role, r->d->path, r->d->info.type, strerror(-rc));
 		return;
 	}

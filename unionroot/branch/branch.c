@@ -175,7 +175,7 @@ static int open_trash(int rw)
 
 int branch_trash_empty(int rw)
 {
-	static const char live[][6] = { BRANCH_UPPER, BRANCH_WORK };
+	static const char live[][sizeof(BRANCH_UPPER)] = { BRANCH_UPPER, BRANCH_WORK }; /* the longer */
 	int trash = open_trash(rw), rc;
 	ino_t skip[ARRAY_SIZE(live)];
 	unsigned nskip = 0;

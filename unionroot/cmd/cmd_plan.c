@@ -203,7 +203,7 @@ static void print_resolution(const struct spec *s, const struct config *c, int u
 	}
 	out("%-16s %s (%s)%s%s\n", "", dev, type[0] ? type : "unknown type",
 	    count > 1 ? ", of several that match" : "",
-	    !upper && (s->npaths || media_holds_images(type)) && through_loop(dev) ?
+	    !upper && media_opens(s, type, c->toram) && through_loop(dev) ?
 	    ", through a read-only loop device" : "");
 	if (s->kind == SPEC_UBI && strncmp(dev, "/dev/ubiblock", 13) == 0)
 		out("%-16s the %s in UBI volume ubi%s, through its ubiblock device (made at boot)\n",

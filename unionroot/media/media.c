@@ -24,6 +24,11 @@ int media_holds_images(const char *type)
 	return str_has_word("iso9660 vfat exfat", type);
 }
 
+int media_opens(const struct spec *s, const char *type, int toram)
+{
+	return s->npaths || s->kind == SPEC_AUTO || media_holds_images(type) || toram;
+}
+
 int media_scan_candidate(const struct blkdev *d, int scan)
 {
 	if (d->probed != 1 || d->info.encrypted || !media_mountable(d->info.type))

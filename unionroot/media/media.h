@@ -25,6 +25,11 @@ int media_scan_candidate(const struct blkdev *d, int scan);
  * inside it" (a live CD or stick: iso9660, vfat), 0 when the medium is the
  * layer itself (squashfs, erofs, ext4, ...). */
 int media_holds_images(const char *type);
+/* 1 when a read-only layer's medium of this type is mounted to be read
+ * (an image inside it: the SPEC's chain, auto's or a DVD's union.image;
+ * or union.toram's copy), 0 when the device is the layer itself: the
+ * medium that media_reach's rule applies to. */
+int media_opens(const struct spec *s, const char *type, int toram);
 /* The order `auto` looks at devices in: fixed before removable (a stick
  * that copies a fixed disk's image must not win), then by kernel name. idx
  * receives t->n indexes of t; returns t->n. */
