@@ -17,8 +17,8 @@ scratch size
 # page-aligned). String tables as arrays, not pointers (tests/lint), paid
 # for the status record's typed pair and the plan's steps; the live medium
 # on a whole disk reached through its partition or a loop (init/reach.c,
-# media_reach, the disk's own partition table) took 1.5 KB and one page of
-# the full and the smallest builds again.
+# media_reach, the disk's own partition table) took 1.5 KB: one more page
+# for the full and the smallest builds.
 BUDGET_FULL=${BUDGET_FULL:-190120}
 BUDGET_OVERLAY=${BUDGET_OVERLAY:-169640}
 BUDGET_MINIMAL=${BUDGET_MINIMAL:-161432}
