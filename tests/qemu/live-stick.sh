@@ -150,8 +150,8 @@ fi
 #    writes into exFAT without the host kernel's module, so a first boot
 #    copies the ISO there: auto finds an image on the ext4 partition
 #    (looking at the exFAT one first loads its module), and the guest's own
-#    mount puts the ISO onto the exFAT partition. The ext4 partition is made
-#    again, empty, before the story.
+#    mount puts the ISO onto the exFAT partition. The ext4 partition is
+#    made afresh, empty, before the story.
 if need_tools qemu-live-stick-ventoy mkfs.exfat; then
 	rm -f "$T/ventoy.img"
 	truncate -s 128M "$T/ventoy.img"
