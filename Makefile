@@ -82,7 +82,12 @@ NOVERITY_SRC := init/verity_none.c
 FLASH    ?= 1
 FLASH_SRC := init/flash.c unionroot/media/mtd.c unionroot/media/ubi.c unionroot/media/ubiblock.c
 NOFLASH_SRC := init/flash_none.c
-LIB_SRC  := $(filter-out $(NOCOPYUP_SRC),$(sort $(wildcard unionroot/*/*.c)))
+# PEERS=0 leaves out other live systems' parameters (boot=live, root=live:,
+# ...): they are then unknown words, as on any kernel command line, and
+# union.compat= says it acts on nothing. 3.3 KB of loaded bytes.
+PEERS    ?= 1
+NOPEERS_SRC := unionroot/conf/peers_none.c
+LIB_SRC  := $(filter-out $(NOCOPYUP_SRC) $(NOPEERS_SRC),$(sort $(wildcard unionroot/*/*.c)))
 INIT_SRC := $(filter-out $(NOVERITY_SRC) $(NOFLASH_SRC),$(sort $(wildcard init/*.c)))
 T_SRC    := $(LIB_SRC) $(INIT_SRC)
 ifeq ($(COPYUP),0)
@@ -92,6 +97,9 @@ endif
 ifeq ($(VERITY),0)
 T_SRC    := $(filter-out $(VERITY_SRC),$(T_SRC)) $(NOVERITY_SRC)
 TCFLAGS  += -DUNIONROOT_NO_VERITY
+endif
+ifeq ($(PEERS),0)
+T_SRC    := $(filter-out unionroot/conf/peers.c,$(T_SRC)) $(NOPEERS_SRC)
 endif
 ifeq ($(FLASH),0)
 T_SRC    := $(filter-out $(FLASH_SRC),$(T_SRC)) $(NOFLASH_SRC)
@@ -173,11 +181,12 @@ $(BUILD)/aarch64/unionroot:
 $(BUILD)/overlay/unionroot:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/overlay COPYUP=0 $@
 
-# The smallest build: overlay only, no dm-verity, no raw flash, for a PC or
-# eMMC board that boots an unverified image (UNIONROOT=minimal/unionroot).
+# The smallest build: overlay only, no dm-verity, no raw flash, no other
+# live systems' parameters, for a PC or eMMC board that boots an unverified
+# image (UNIONROOT=minimal/unionroot).
 .PHONY: $(BUILD)/minimal/unionroot
 $(BUILD)/minimal/unionroot:
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/minimal COPYUP=0 VERITY=0 FLASH=0 $@
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/minimal COPYUP=0 VERITY=0 FLASH=0 PEERS=0 $@
 
 $(BUILD)/host/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)

@@ -9,6 +9,7 @@
 #include "boot.h"
 #include "conf/cmdline.h"
 #include "branch/crashpoint.h"
+#include "lib/lines.h"
 #include "lib/log.h"
 #include "branch/reset.h"
 #include "lib/sbuf.h"
@@ -63,6 +64,7 @@ static void read_cmdline(struct boot *b)
 void configure(struct boot *b)
 {
 	struct config *c = &b->cfg;
+	struct line l;
 
 	config_defaults(c);
 	load(b, "/etc/unionroot.conf", b->conf, sizeof(b->conf), 1);
@@ -71,6 +73,9 @@ void configure(struct boot *b)
 	config_apply_text(c, b->cmdline, 0, report, (void *)"kernel command line");
 	log_set_quiet(c->quiet);
 	log_set_debug(c->debug);
+	/* other live systems' parameters: what each means here, a line each */
+	for (const char *p = c->peer_said; line_next(&p, &l);)
+		log_note("%.*s", (int)l.len, l.s);
 
 	/* the layers' SPECs as config parsed them (noinitramfs may put the
 	 * running root in their place) */

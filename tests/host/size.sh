@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The binary's size budget (no root needed): the shipped build, the
 # overlay-only build (make COPYUP=0) and the smallest build (COPYUP=0
-# VERITY=0 FLASH=0) stay under their budgets and link neither musl's
+# VERITY=0 FLASH=0 PEERS=0) stay under their budgets and link neither musl's
 # vfprintf nor its malloc (nor the strtol family, strstr or qsort, which own
 # small code replaces, nor its stdio FILEs: the admin commands print through
 # unionroot/cmd/out.c), and each plan says what its build leaves out. The
@@ -18,9 +18,11 @@ scratch size
 # for the status record's typed pair and the plan's steps; the live medium
 # on a whole disk reached through its partition or a loop (init/reach.c,
 # media_reach, the disk's own partition table) took 1.5 KB: one more page
-# for the full and the smallest builds.
+# for the full and the smallest builds. Other live systems' parameters
+# (conf/peers.c, 3.3 KB) took one more page in the overlay-only build; the
+# smallest build leaves them out (PEERS=0).
 BUDGET_FULL=${BUDGET_FULL:-190120}
-BUDGET_OVERLAY=${BUDGET_OVERLAY:-169640}
+BUDGET_OVERLAY=${BUDGET_OVERLAY:-173736}
 BUDGET_MINIMAL=${BUDGET_MINIMAL:-161432}
 FULL=$BUILD/unionroot
 OVERLAY=$BUILD/overlay/unionroot
@@ -117,3 +119,12 @@ expect_not "size: the full build plans raw flash" "$T/full-flash.plan" 'FLASH=0'
 "$MINIMAL" plan 'union.lower=mtd:rootfs union.upper=tmpfs' >"$T/minimal-lower.plan" 2>&1
 expect "size: the smallest build stops on a read-only layer on raw flash" "$T/minimal-lower.plan" \
 	'^backend +none, the boot stops: a read-only layer needs raw flash, which this build leaves out \(FLASH=0\)'
+
+# other live systems' parameters: said by the shipped build, left out of the smallest
+CMD='union.compat=live-boot boot=live union.upper=tmpfs'
+"$FULL" plan "$CMD" >"$T/full-peers.plan" 2>&1
+"$MINIMAL" plan "$CMD" >"$T/minimal-peers.plan" 2>&1
+expect "size: the full build says what boot=live means here" "$T/full-peers.plan" \
+	'^peer parameters +boot=live \(live-boot\) acts as union.lower=auto \(union.compat=live-boot\)$'
+expect "size: the smallest build says it leaves other live systems' parameters out" "$T/minimal-peers.plan" \
+	"^peer parameters +union.compat: this build leaves other live systems' parameters out$"

@@ -60,7 +60,7 @@ stick_story() {
 	# unionroot plan of this boot's own command line (/proc/cmdline: the
 	# launcher adds union.drivers=all for a USB stick) for the next boot
 	local plan="$U plan | sed -n '/^--- plan/,\$p' | sed '1d; s/^/PLAN: /'
-		$U plan | sed -n 's/^ *candidates for/CANDIDATES: &/p'"
+		$U plan | sed -n 's/^ *candidates for/CANDIDATES: &/p; s/^peer parameters/PEERS: &/p'"
 	local bootplan="sed 's/^/BOOTPLAN: /' /run/unionroot/plan"
 	local cmds=("$(change_root on-the-stick); $plan"
 		"$SHOW_CHANGES; $bootplan; $U reset --yes >/dev/null && echo MARK-requested; $plan"
@@ -116,7 +116,8 @@ if stick_story dd-stick "$T/dd.img" 'union.lower=auto union.upper=LABEL=casper-r
 fi
 
 # 2. a Rufus-style stick: the ISO's files on a FAT partition, then an ext4
-#    partition labelled persistence
+#    partition labelled persistence; booted with live-boot's own parameters,
+#    as such a stick's menu has them
 rm -f "$T/fat.img"
 truncate -s 128M "$T/fat.img"
 printf '%s\n' 'start=2048, size=65536, type=c' 'type=L' | sfdisk -q "$T/fat.img"
@@ -125,8 +126,14 @@ mkfs.vfat -n LIVEFAT --offset 2048 "$T/fat.img" $((65536 / 2)) >/dev/null 2>&1 #
 mmd -i "$T/fat.img@@1M" ::/live
 mcopy -i "$T/fat.img@@1M" "$T/iso/live/filesystem.squashfs" ::/live/filesystem.squashfs
 part_ext4 "$T/fat.img" persistence
-stick_story fat-stick "$T/fat.img" 'union.lower=auto union.upper=LABEL=persistence union.scan=removable' \
-	/dev/sda2 /dev/sda1
+if stick_story fat-stick "$T/fat.img" 'boot=live persistence union.compat=live-boot' /dev/sda2 /dev/sda1; then
+	expect "live-boot's boot=live acts as union.lower=auto" "$T/fat-stick.0.log" \
+		'unionroot: boot=live \(live-boot\) acts as union.lower=auto \(union.compat=live-boot\)'
+	expect "live-boot's persistence acts as the persistence label" "$T/fat-stick.0.log" \
+		'unionroot: persistence \(live-boot\) acts as union.upper=LABEL=persistence union.scan=removable \(union.compat=live-boot\)'
+	expect "unionroot plan says the same of live-boot's parameters" "$T/fat-stick.0.log" \
+		'^PEERS: peer parameters +boot=live \(live-boot\) acts as union.lower=auto'
+fi
 
 # 3. an ISO without a hybrid MBR written with dd, then a new partition table
 #    with one partition after the ISO: no partition holds the ISO, so it is

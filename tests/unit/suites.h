@@ -2,6 +2,7 @@
 /* Every unit suite, one line each: main.c runs them in this order. */
 SUITE(cmdline)
 SUITE(config)
+SUITE(peers)
 SUITE(spec)
 SUITE(moddep)
 SUITE(overlay)

@@ -16,6 +16,7 @@
 #include "cmd/out.h"
 #include "conf/config.h"
 #include "conf/spec.h"
+#include "lib/lines.h"
 #include "lib/record.h"
 #include "lib/runstate.h"
 #include "lib/sbuf.h"
@@ -165,6 +166,15 @@ static int through_loop(const char *path)
 		if (strcmp(devs.d[i].path, path) == 0)
 			return media_reach(&devs, &devs.d[i], &use) == REACH_LOOP;
 	return 0;
+}
+
+/* Other live systems' parameters, a line each, as the boot logs them. */
+static void print_peers(const char *said)
+{
+	struct line l;
+
+	for (const char *p = said; line_next(&p, &l);)
+		out("%-16s %.*s\n", l.s == said ? "peer parameters" : "", (int)l.len, l.s);
 }
 
 /* The device s names now, as the boot's rule (media_choose) finds it: the
@@ -346,6 +356,7 @@ int cmd_plan(int argc, char **argv)
 		cmdline[0] = '\0';
 	}
 	config_apply_text(&c, cmdline, 0, report, (void *)"command line");
+	print_peers(c.peer_said);
 	print_devices();
 	print_left();
 

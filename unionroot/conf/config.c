@@ -11,6 +11,7 @@
 #include "conf/spec.h"
 #include "conf/verity_arg.h"
 #include "conf/config_values.h"
+#include "conf/peers.h"
 #include "lib/sbuf.h"
 
 enum ptype {
@@ -55,9 +56,10 @@ struct param {
 #define FORMAT_NAMES "ext4\0f2fs\0vfat\0jffs2\0"
 #define ONERROR_NAMES "eio\0restart\0panic\0"
 #define BREAK_NAMES "modules\0mount\0switch\0"
+#define COMPAT_NAMES "none\0live-boot\0dracut\0"
 static const char enum_names[] = MODE_NAMES "\0" ONFAIL_NAMES "\0" RESET_NAMES "\0"
 	UPGRADE_NAMES "\0" SCAN_NAMES "\0" DRIVERS_NAMES "\0" REMOVABLE_NAMES "\0"
-	SESSION_NAMES "\0" FORMAT_NAMES "\0" ONERROR_NAMES "\0" BREAK_NAMES;
+	SESSION_NAMES "\0" FORMAT_NAMES "\0" ONERROR_NAMES "\0" BREAK_NAMES "\0" COMPAT_NAMES;
 #define N_MODE 0
 #define N_ONFAIL (N_MODE + sizeof(MODE_NAMES))
 #define N_RESET (N_ONFAIL + sizeof(ONFAIL_NAMES))
@@ -69,6 +71,7 @@ static const char enum_names[] = MODE_NAMES "\0" ONFAIL_NAMES "\0" RESET_NAMES "
 #define N_FORMAT (N_SESSION + sizeof(SESSION_NAMES))
 #define N_ONERROR (N_FORMAT + sizeof(FORMAT_NAMES))
 #define N_BREAK (N_ONERROR + sizeof(ONERROR_NAMES))
+#define N_COMPAT (N_BREAK + sizeof(BREAK_NAMES))
 
 _Static_assert(sizeof(struct config) <= 0xffff, "struct param's offsets are 16 bits");
 
@@ -105,6 +108,7 @@ static const struct param params[] = {
 	UINT("union.warnfull", warnfull, 1, 100),
 	STR("union.init", P_PATH, init),
 	FLAG("union.debug", debug),
+	ENUM("union.compat", compat, N_COMPAT, -1),
 	STR("union.test.crashafter", P_WORD, crashafter),
 	UINT("union.test.stall", stall, 0, 600),
 	FLAG("quiet", quiet),
@@ -116,14 +120,12 @@ static const struct param params[] = {
 	STR("init", P_PATH, init),
 };
 
+_Static_assert(ARRAY_SIZE(params) <= 64, "struct config's given has a bit a row");
+
 /* The i-th name of the list at enum_names + list, or NULL past its end. */
 static const char *nth_name(size_t list, size_t i)
 {
-	const char *n = enum_names + list;
-
-	for (; *n && i; i--)
-		n += strlen(n) + 1;
-	return *n ? n : NULL;
+	return config_name_nth(enum_names + list, i);
 }
 
 void config_defaults(struct config *c)
@@ -206,12 +208,7 @@ static void report(const char *key, const char *val, const char *why,
 
 static int find_name(size_t list, const char *v)
 {
-	const char *n;
-
-	for (size_t i = 0; (n = nth_name(list, i)); i++)
-		if (strcmp(n, v) == 0)
-			return (int)i;
-	return -1;
+	return config_name_index(enum_names + list, v);
 }
 
 /* A string value's parse, kept when the value is taken. */
@@ -308,7 +305,7 @@ static int apply_break(int *bits, const char *v)
 
 /* A flag, number, union.break or enum value into *num; a bad one is
  * reported and leaves *num as it was. */
-static void apply_int(const struct param *p, const char *val, int *num, config_err_fn err, void *ctx)
+static int apply_int(const struct param *p, const char *val, int *num, config_err_fn err, void *ctx)
 {
 	char why[128];
 	int rc;
@@ -319,9 +316,11 @@ static void apply_int(const struct param *p, const char *val, int *num, config_e
 			*num = 1;
 		else if (strcmp(val, "0") == 0 || strcmp(val, "no") == 0)
 			*num = 0;
-		else
+		else {
 			report(p->key, val, "want no value, 1 or 0", err, ctx);
-		return;
+			return -1;
+		}
+		return 0;
 	case P_UINT:
 		rc = val ? config_uint(val, p->min, p->max, num) : -EINVAL;
 		if (rc == -ERANGE) {
@@ -330,20 +329,22 @@ static void apply_int(const struct param *p, const char *val, int *num, config_e
 		} else if (rc < 0) {
 			report(p->key, val, "not a whole number", err, ctx);
 		}
-		return;
+		return rc < 0 ? -1 : 0;
 	case P_BREAK:
 		if (!val)
 			*num = p->bare;
-		else if (apply_break(num, val) < 0)
+		else if (apply_break(num, val) < 0) {
 			report(p->key, val, "want modules, mount or switch", err, ctx);
-		return;
+			return -1;
+		}
+		return 0;
 	default: { /* P_ENUM */
 		int i = val ? find_name(p->names, val) : p->bare;
 		struct sbuf sb;
 
 		if (i >= 0) {
 			*num = i;
-			return;
+			return 0;
 		}
 		sbuf_init(&sb, why, sizeof(why));
 		sbuf_add(&sb, "want ");
@@ -351,6 +352,7 @@ static void apply_int(const struct param *p, const char *val, int *num, config_e
 			sbuf_addf(&sb, "%s%s", k ? "|" : "", nth_name(p->names, k));
 		IGNORE(sbuf_done(&sb));
 		report(p->key, val, why, err, ctx);
+		return -1;
 	}
 	}
 }
@@ -385,6 +387,7 @@ int config_apply(struct config *c, const char *key, const char *val,
 	const struct param *p = NULL;
 	const char *why;
 	char *field;
+	size_t i;
 
 	if (strcmp(key, "ro") == 0 && !val) {
 		c->rorw = RORW_RO;
@@ -394,7 +397,9 @@ int config_apply(struct config *c, const char *key, const char *val,
 		c->rorw = RORW_RW;
 		return 1;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(params); i++) {
+	if (peers_seen(c, key, val))
+		return 1;
+	for (i = 0; i < ARRAY_SIZE(params); i++) {
 		if (strcmp(params[i].key, key) == 0) {
 			p = &params[i];
 			break;
@@ -408,8 +413,10 @@ int config_apply(struct config *c, const char *key, const char *val,
 		return 0;
 	}
 	field = (char *)c + p->off;
+	/* a value taken is the command line's (config_given); a bad one is not */
 	if (p->type == P_FLAG || p->type == P_UINT || p->type == P_BREAK || p->type == P_ENUM) {
-		apply_int(p, val, (int *)(void *)field, err, ctx);
+		if (apply_int(p, val, (int *)(void *)field, err, ctx) == 0)
+			c->given |= 1ull << i;
 		return 1;
 	}
 	/* string-valued parameters */
@@ -417,9 +424,18 @@ int config_apply(struct config *c, const char *key, const char *val,
 	if (!why) {
 		IGNORE(strcopy(field, p->cap, val));
 		keep_parsed(c, p);
+		c->given |= 1ull << i;
 	} else if (report(p->key, val, why, err, ctx), p->type == P_VERITY)
 		IGNORE(strcopy(c->verity_bad, sizeof(c->verity_bad), why)); /* a cut reason still refuses */
 	return 1;
+}
+
+int config_given(const struct config *c, const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(params); i++)
+		if (strcmp(params[i].key, key) == 0)
+			return !!(c->given & 1ull << i);
+	return 0;
 }
 
 struct apply_ctx {
@@ -455,6 +471,8 @@ void config_apply_text(struct config *c, char *text, int board,
 	board_layers.nlower_spec = c->nlower_spec;
 	board_layers.root_spec = c->root_spec;
 	c->lower[0] = c->root[0] = '\0';
+	c->given = 0;
+	c->npeer = 0;
 	(void)cmdline_split(text, apply_one, &a);
 	if (!c->lower[0] && !c->root[0]) {
 		memcpy(c->lower, lower, sizeof(lower));
@@ -463,4 +481,5 @@ void config_apply_text(struct config *c, char *text, int board,
 		c->nlower_spec = board_layers.nlower_spec;
 		c->root_spec = board_layers.root_spec;
 	}
+	peers_resolve(c, err, ctx);
 }

@@ -32,6 +32,10 @@ enum cfg_rorw { RORW_DEFAULT, RORW_RO, RORW_RW };
 enum cfg_break { BREAK_MODULES = 1, BREAK_MOUNT = 2, BREAK_SWITCH = 4 };
 /* What the root loses when its writable branch is on removable media. */
 enum cfg_removable { REMOVABLE_NODEV_NOSUID, REMOVABLE_NODEV, REMOVABLE_NONE };
+/* Whose parameters act here (union.compat, conf/peers.h). */
+enum cfg_compat { COMPAT_NONE, COMPAT_LIVEBOOT, COMPAT_DRACUT };
+#define CFG_PEERS 8        /* other live systems' parameters kept */
+#define CFG_PEER_SAID 1536 /* their lines */
 
 struct config {
 	char lower[CFG_LIST_MAX];   /* union.lower, "" = use root= */
@@ -74,6 +78,7 @@ struct config {
 	int rootwait;
 	int rootdelay;              /* seconds to pause before the device wait, -1 = not given */
 	int rorw;                   /* enum cfg_rorw */
+	int compat;                 /* enum cfg_compat: union.compat */
 
 	/* The SPECs and union.verity, parsed once, when their value is taken:
 	 * every reader uses these, none parses the text again. */
@@ -84,6 +89,17 @@ struct config {
 	struct spec root_spec;      /* root=, when root is set */
 	struct verity_arg verity_arg[SPEC_LIST_MAX]; /* union.verity */
 	unsigned nverity_arg;
+
+	/* The command line (not the board): which parameters it named, and
+	 * other live systems' parameters on it, said and acted on by
+	 * conf/peers.c when it is read whole. */
+	uint64_t given;             /* a bit per row of config.c's table */
+	unsigned npeer;
+	struct config_peer {
+		unsigned char row;  /* of peers.c's table */
+		const char *val;    /* in the text read, NULL: none */
+	} peer[CFG_PEERS];
+	char peer_said[CFG_PEER_SAID]; /* a line each, "" none */
 };
 
 /* The read-only layers' SPECs: union.lower's, else root='s one; *n of them. */
@@ -116,6 +132,8 @@ int config_bytes(const char *v, uint64_t *out) WUR;
 extern const char config_inits[CFG_INITS][12];
 /* The same as text for messages: "/sbin/init, /etc/init, ...". */
 int config_inits_text(char *buf, size_t cap) WUR;
+/* 1 when the command line named key (a parameter of the table). */
+int config_given(const struct config *c, const char *key);
 /* Names for enum values, for plan/status output. */
 const char *config_mode_name(int mode);
 const char *config_onfail_name(int onfail);

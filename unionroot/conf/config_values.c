@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The shapes a configuration value may take: a whole number in a range, a
- * file system type's name, mount options, a tmpfs size, a byte count. */
+ * file system type's name, mount options, a tmpfs size, a byte count;
+ * and the lists of names an enum value or a peer's parameter is one of. */
 #include "conf/config_values.h"
 
 #include <errno.h>
@@ -86,4 +87,21 @@ int config_bytes(const char *v, uint64_t *out)
 	}
 	*out = n;
 	return 0;
+}
+
+const char *config_name_nth(const char *list, size_t i)
+{
+	for (; *list && i; i--)
+		list += strlen(list) + 1;
+	return *list ? list : NULL;
+}
+
+int config_name_index(const char *list, const char *v)
+{
+	const char *n;
+
+	for (size_t i = 0; (n = config_name_nth(list, i)); i++)
+		if (strcmp(n, v) == 0)
+			return (int)i;
+	return -1;
 }
