@@ -256,19 +256,21 @@ kernel-builtin: kernel
 initramfs: $(BOARD_BIN) $(BUILD)/unionroot-test $(BUILD)/host/mkcpio kernel
 	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) $(if $(MODULES),--modules $(MODULES))
 	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) --test $(if $(MODULES),--modules $(MODULES))
+	$(Q)$(if $(wildcard board/$(BOARD)/live.conf),tools/mkinitramfs $(BOARD) $(BUILD) --conf board/$(BOARD)/live.conf live $(if $(MODULES),--modules $(MODULES)))
 
 images: all $(BOARD_BIN)
 	$(Q)board/$(BOARD)/images $(BUILD)/$(BOARD) $(ROOTFS)
 
 # make iso [ROOTFS=DIR|SQUASHFS]: a hybrid live ISO of the board's kernel and
-# initramfs (BIOS and UEFI with Secure Boot; a DVD, or written raw to a USB
-# stick), BUILD/BOARD/live.iso; the root is the demo image unless ROOTFS
-# names a root directory or a squashfs (doc/live-media.md).
+# initramfs with the live profile (board/BOARD/live.conf; BIOS and UEFI
+# with Secure Boot; a DVD, or written raw to a USB stick),
+# BUILD/BOARD/live.iso; the root is the demo image unless ROOTFS names a
+# root directory or a squashfs (doc/live-media.md).
 ISO_ROOT = $(if $(ROOTFS),$(ROOTFS),$(BUILD)/$(BOARD)/rootfs.squashfs)
 iso: deps
 	$(Q)$(MAKE) --no-print-directory initramfs images BOARD=$(BOARD) ROOTFS=
 	$(Q)tools/mkiso --rootfs $(ISO_ROOT) --kernel $(BUILD)/$(BOARD)/vmlinuz \
-		--initrd $(BUILD)/$(BOARD)/initramfs.cpio.gz --output $(BUILD)/$(BOARD)/live.iso
+		--initrd $(BUILD)/$(BOARD)/initramfs-live.cpio.gz --output $(BUILD)/$(BOARD)/live.iso
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory initramfs images BOARD=$(BOARD)

@@ -24,11 +24,15 @@ OVMF=/usr/share/OVMF
 scratch firmware
 ISO=$T/live.iso
 if ! "$ROOT_DIR/tools/mkiso" --rootfs "$OUTDIR/rootfs.squashfs" --kernel "$OUTDIR/vmlinuz" \
-	--initrd "$OUTDIR/initramfs.cpio.gz" --output "$ISO" --timeout 60 >"$T/mkiso.log" 2>&1; then
+	--initrd "$OUTDIR/initramfs-live.cpio.gz" --output "$ISO" --timeout 60 >"$T/mkiso.log" 2>&1; then
 	fail "tools/mkiso writes the ISO" "$(tail -n 3 "$T/mkiso.log" | tr '\n' ' ')"
 	exit 0
 fi
 pass "tools/mkiso writes the ISO ($(stat -c %s "$ISO") bytes)"
+# the demo root is busybox (mdev, modprobe) without the kernel's modules
+expect "tools/mkiso says the root lacks the booted kernel's modules" "$T/mkiso.log" \
+	'^mkiso: note: the root has no /lib/modules/[0-9][^ ]*-amd64 '
+expect_not "tools/mkiso takes busybox's mdev for udev" "$T/mkiso.log" 'no udev' "it missed the root's /sbin/mdev"
 xorriso -osirrox on -indev "$ISO" -extract /boot/grub/grub.cfg "$T/iso.cfg" >/dev/null 2>&1
 # The ISO written to a 128 MiB stick with a persistence partition behind
 # it, as doc/live-media.md says ("Making a live ISO"): sfdisk moves the

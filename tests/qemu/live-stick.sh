@@ -187,3 +187,31 @@ if need_tools qemu-live-stick-ventoy mkfs.exfat; then
 		keep_log "$T/ventoy-setup.log"
 	fi
 fi
+
+# 5. the live profile (board/qemu-x86_64/live.conf, the initramfs make iso
+#    packs): no union.* parameter at all. The Rufus-style stick's partition
+#    labelled persistence is found and used; the bare ISO written with dd
+#    has none, so the boot goes volatile after the profile's 5 s and says so.
+LIVE_INITRD=$OUTDIR/initramfs-live.cpio.gz
+if [ ! -f "$LIVE_INITRD" ]; then
+	fail "the live profile's initramfs is built" "$LIVE_INITRD missing (make initramfs)"
+elif boot "$T/profile.0.log" none "sed 's/^/BOOTPLAN: /' /run/unionroot/plan" \
+	--lower none --usb "$T/fat.img" --initrd "$LIVE_INITRD" &&
+	boot "$T/profile.1.log" none 'touch /root/x && echo MARK-writable' \
+		--lower none --usb "$T/live.iso" --initrd "$LIVE_INITRD"; then
+	expect "live profile: the stick's image is found without a parameter" "$T/profile.0.log" \
+		'^real-init: status: lower1_image=/dev/sda1:/live/filesystem.squashfs'
+	expect "live profile: the partition labelled persistence keeps the changes" "$T/profile.0.log" \
+		'^real-init: status: upper_state=persistent on /dev/sda2 \(ext4\)'
+	expect "live profile: the plan names the persistence label with its 5 s" "$T/profile.0.log" \
+		'^BOOTPLAN: writable +LABEL=persistence@5 on /dev/sda2'
+	expect "live profile: the dd'd ISO alone boots from the stick" "$T/profile.1.log" \
+		'^real-init: status: lower1_image=/dev/sda1:/live/filesystem.squashfs'
+	expect "live profile: without a persistence partition the boot says it goes volatile" "$T/profile.1.log" \
+		'unionroot: .*LABEL=persistence@5.* not found'
+	expect "live profile: without a persistence partition the root is writable in RAM" "$T/profile.1.log" \
+		'^MARK-writable'
+else
+	fail "live profile: boots without parameters" "no clean boot (see $T/profile.0.log, $T/profile.1.log)"
+	keep_log "$T/profile.0.log" "$T/profile.1.log"
+fi
