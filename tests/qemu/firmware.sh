@@ -110,7 +110,11 @@ fw_boot() {
 		sleep 1
 		printf s >"$con.in"
 	fi
-	if await_line "$log" '^real-init: started' "$qemu" 2000; then
+	if [ -n "${FW_REFUSED:-}" ]; then
+		# a boot that must stop in GRUB: its message, then no more waiting
+		await_line "$log" "$FW_REFUSED" "$qemu" 600 && sleep 2
+		kill -KILL "$qemu" 2>/dev/null
+	elif await_line "$log" '^real-init: started' "$qemu" 2000; then
 		took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 		if await_line "$log" 'interactive shell' "$qemu" 300; then
 			sleep 2
@@ -129,6 +133,7 @@ fw_boot() {
 	# shellcheck disable=SC2086
 	wait $helpers 2>/dev/null
 	sed -i 's/\r$//' "$log"
+	[ -z "${FW_REFUSED:-}" ] || return 0
 	if [ -z "$took" ]; then
 		fail "$name" "never reached the real init (see $BUILD/tests/)"
 		keep_log "$log" "$T/$name-qemu.log"
@@ -218,4 +223,30 @@ if [[ ovmf-secure-boot-dvd =~ ${FW_ONLY:-.} ]] && fw_story ovmf-secure-boot-dvd 
 		'secureboot: Secure boot enabled'
 	expect "ovmf-secure-boot-dvd: the kernel locked itself down for it" "$T/ovmf-secure-boot-dvd.log" \
 		'Kernel is locked down from EFI Secure Boot'
+fi
+
+# The same ISO with one byte of the kernel changed: its signature no longer
+# holds, and Secure Boot must stop it in GRUB (shim's check), not boot it.
+if [[ ovmf-secure-boot-refused =~ ${FW_ONLY:-.} ]]; then
+	cp "$OUTDIR/vmlinuz" "$T/tampered-vmlinuz"
+	at=$(($(stat -c %s "$T/tampered-vmlinuz") / 2))
+	byte=$(od -An -tu1 -j "$at" -N1 "$T/tampered-vmlinuz" | tr -d ' ')
+	printf '%b' "\\0$(printf '%o' $(((byte + 1) % 256)))" |
+		dd of="$T/tampered-vmlinuz" bs=1 seek="$at" conv=notrunc status=none
+	if cmp -s "$OUTDIR/vmlinuz" "$T/tampered-vmlinuz" ||
+		! "$ROOT_DIR/tools/mkiso" --rootfs "$OUTDIR/rootfs.squashfs" --kernel "$T/tampered-vmlinuz" \
+			--initrd "$OUTDIR/initramfs-live.cpio.gz" --output "$T/tampered.iso" --timeout 60 \
+			>"$T/mkiso-tampered.log" 2>&1; then
+		fail "ovmf-secure-boot-refused: an ISO with a changed kernel" "no changed byte, or mkiso failed"
+	else
+		SIGNED_ISO=$ISO ISO=$T/tampered.iso
+		FW_REFUSED='bad shim signature|Linux version' fw_boot ovmf-secure-boot-refused secure dvd
+		ISO=$SIGNED_ISO
+		log=$T/ovmf-secure-boot-refused.log
+		expect "ovmf-secure-boot-refused: GRUB's menu shows" "$log" 'Live on the serial console'
+		expect "ovmf-secure-boot-refused: shim refuses the changed kernel" "$log" 'bad shim signature'
+		expect_not "ovmf-secure-boot-refused: the changed kernel never starts" "$log" 'Linux version|unionroot:' \
+			"Secure Boot let a kernel with a broken signature boot"
+		! grep -aqE 'Linux version|unionroot:' "$log" || keep_log "$log"
+	fi
 fi
