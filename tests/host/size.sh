@@ -94,9 +94,12 @@ expect_not "size: the smallest build carries no dm-verity" "$T/minimal.strings" 
 	"init/verity.c's device name is in it"
 expect_not "size: the smallest build carries no raw flash" "$T/minimal.strings" '^UBI: attached mtd:%s' \
 	"init/flash.c's UBI message is in it"
-VERITY_CMD="union.lower=/dev/vda union.upper=tmpfs union.verity=$(printf '%064d' 1)"
-"$FULL" plan "$VERITY_CMD" >"$T/full-verity.plan" 2>&1
-"$MINIMAL" plan "$VERITY_CMD" >"$T/minimal-verity.plan" 2>&1
+# plans NAME CMDLINE: the full and the smallest build's plans, $T/{full,minimal}-NAME.plan
+plans() {
+	"$FULL" plan "$2" >"$T/full-$1.plan" 2>&1
+	"$MINIMAL" plan "$2" >"$T/minimal-$1.plan" 2>&1
+}
+plans verity "union.lower=/dev/vda union.upper=tmpfs union.verity=$(printf '%064d' 1)"
 expect "size: the full build plans dm-verity where asked" "$T/full-verity.plan" \
 	'^verity +layer 1: root hash 0+1, hash tree appended to the image'
 expect "size: the smallest build says it has no dm-verity, and the boot stops" "$T/minimal-verity.plan" \
@@ -105,9 +108,7 @@ expect "size: the smallest build refuses the layer as a failed verity setup" "$T
 	'refused as a verity setup that fails: reboot'
 expect_not "size: the full build plans no stop for dm-verity" "$T/full-verity.plan" 'VERITY=0' \
 	"the full build says it has no dm-verity"
-FLASH_CMD='union.lower=/dev/vda union.upper=ubi:data union.ubi=mtd:ubi'
-"$FULL" plan "$FLASH_CMD" >"$T/full-flash.plan" 2>&1
-"$MINIMAL" plan "$FLASH_CMD" >"$T/minimal-flash.plan" 2>&1
+plans flash 'union.lower=/dev/vda union.upper=ubi:data union.ubi=mtd:ubi'
 expect "size: the full build plans the UBI branch where asked" "$T/full-flash.plan" \
 	'^writable +ubi:data, persistent'
 expect "size: the smallest build says it has no raw flash" "$T/minimal-flash.plan" \
@@ -121,9 +122,7 @@ expect "size: the smallest build stops on a read-only layer on raw flash" "$T/mi
 	'^backend +none, the boot stops: a read-only layer needs raw flash, which this build leaves out \(FLASH=0\)'
 
 # other live systems' parameters: said by the shipped build, left out of the smallest
-CMD='union.compat=live-boot boot=live union.upper=tmpfs'
-"$FULL" plan "$CMD" >"$T/full-peers.plan" 2>&1
-"$MINIMAL" plan "$CMD" >"$T/minimal-peers.plan" 2>&1
+plans peers 'union.compat=live-boot boot=live union.upper=tmpfs'
 expect "size: the full build says what boot=live means here" "$T/full-peers.plan" \
 	'^peer parameters +boot=live \(live-boot\) acts as union.lower=auto \(union.compat=live-boot\)$'
 expect "size: the smallest build says it leaves other live systems' parameters out" "$T/minimal-peers.plan" \

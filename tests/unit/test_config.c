@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "conf/config.h"
+#include "config_boot.h"
 #include "unit.h"
 
 struct errs {
@@ -190,13 +191,7 @@ static void rootdelay_is_a_pause_and_rootwait_no_deadline(void)
 static void boot_with(struct config *c, const char *board, const char *cmdline,
 		      struct errs *e)
 {
-	char buf[1024];
-
-	config_defaults(c);
-	snprintf(buf, sizeof(buf), "%s", board);
-	config_apply_text(c, buf, 1, on_err, e);
-	snprintf(buf, sizeof(buf), "%s", cmdline);
-	config_apply_text(c, buf, 0, on_err, e);
+	config_boot(c, board, cmdline, on_err, e);
 }
 
 /* union.lower= on the command line, then root= there, then the board's

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "conf/config.h"
+#include "config_boot.h"
 #include "unit.h"
 
 #define BOARD "union.lower=/dev/vda union.upper=LABEL=data"
@@ -20,13 +21,7 @@ static unsigned lines(const char *s)
 
 static void boot_with(struct config *c, const char *cmdline)
 {
-	char buf[2048];
-
-	config_defaults(c);
-	snprintf(buf, sizeof(buf), "%s", BOARD);
-	config_apply_text(c, buf, 1, NULL, NULL);
-	snprintf(buf, sizeof(buf), "%s", cmdline);
-	config_apply_text(c, buf, 0, NULL, NULL);
+	config_boot(c, BOARD, cmdline, NULL, NULL);
 }
 
 #define ALL_PEERS "boot=live persistence persistence-label=STICK toram persistent " \
