@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "conf/config_values.h"
+#include "lib/defs.h"
 #include "lib/sbuf.h"
 
 /* The rows, in the order of the names below: live-boot's, casper's,
@@ -111,7 +112,7 @@ static int meaning(const struct config *c, unsigned r, const char *v, struct sbu
 			sbuf_addf(means, "union.upper=%s", v + (*v == 'd') * 11);
 			break;
 		}
-		/* fall through */
+		FALLTHROUGH;
 	case R_RD_LIVE_OVERLAY:
 		sbuf_add(means, "a form this does not read; name the writable branch with union.upper=");
 		return 0;
