@@ -92,6 +92,8 @@ struct boot {
 
 /* init/early.c */
 void early_setup(struct boot *b);
+/* /run/initramfs/shutdown: the union taken apart, then reboot(2) */
+NORETURN void shutdown_main(int argc, char **argv);
 /* Gives the kernel back its module helper and kmsg rate limit. */
 void early_restore(void);
 /* init/configure.c */

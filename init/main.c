@@ -3,6 +3,7 @@
  * plan's steps, init/run.c); anything else is the admin tool. */
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -30,6 +31,9 @@ int main(int argc, char **argv, char **envp)
 {
 	/* before anything reads input: the pointer tables become read-only */
 	IGNORE(relro_seal());
+	/* systemd-shutdown runs it as PID 1 too: before kernel_init() */
+	if (argc > 0 && strcmp(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0], "shutdown") == 0)
+		shutdown_main(argc, argv);
 	if (!kernel_init())
 		return cli_main(argc, argv);
 
