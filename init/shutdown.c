@@ -16,6 +16,7 @@
 
 #include "boot.h"
 #include "lib/log.h"
+#include "lib/mountinfo.h"
 #include "lib/runstate.h"
 #include "lib/sys.h"
 #include "lib/sysx.h"
@@ -91,43 +92,26 @@ static void release(const char *path)
 			strerror(-rc), strerror(-ro));
 }
 
-/* Every mount under top, and top itself if whole, deepest first, from
- * /proc/self/mountinfo (the mount point is its fifth field, with \ooo
- * escapes). */
+/* Every mount under top, and top itself if whole, deepest first. */
 static void release_under(const char *top, int whole)
 {
 	static char text[65536];
 	const char *mounts[MOUNTS_MAX];
 	size_t n = 0, len = strlen(top);
-	ssize_t got = sys_read_file("/proc/self/mountinfo", text, sizeof(text));
-	char *p = text;
+	ssize_t got = sys_read_file("/proc/self/mountinfo", text, sizeof(text) - 1);
+	char *pos = text;
+	struct mountinfo m;
 
 	if (got < 0) {
-		log_err("shutdown: reading /proc/self/mountinfo failed: %s; %s stays mounted", strerror((int)-got), top);
+		log_err("shutdown: reading /proc/self/mountinfo failed: %s; %s stays mounted",
+			strerror((int)-got), top);
 		return;
 	}
-	while (*p && n < MOUNTS_MAX) {
-		char *end = strchr(p, '\n'), *mp = p, *w;
-
-		if (end)
-			*end = '\0';
-		for (int f = 0; f < 4 && mp; f++)
-			mp = strchr(mp, ' ') ? strchr(mp, ' ') + 1 : NULL;
-		if (mp && (w = strchr(mp, ' '))) {
-			*w = '\0';
-			for (char *r = w = mp; *r; w++)
-				if (r[0] == '\\' && r[1] && r[2] && r[3]) {
-					*w = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-					r += 4;
-				} else {
-					*w = *r++;
-				}
-			*w = '\0';
-			if (strncmp(mp, top, len) == 0 && (mp[len] == '/' || (mp[len] == '\0' && whole)))
-				mounts[n++] = mp;
-		}
-		p = end ? end + 1 : p + strlen(p);
-	}
+	text[got] = '\0';
+	while (n < MOUNTS_MAX && mountinfo_next(&pos, &m))
+		if (strncmp(m.target, top, len) == 0 &&
+		    (m.target[len] == '/' || (m.target[len] == '\0' && whole)))
+			mounts[n++] = m.target;
 	shutdown_deepest_first(mounts, n);
 	for (size_t i = 0; i < n; i++)
 		release(mounts[i]);
