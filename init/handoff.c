@@ -91,6 +91,7 @@ static void runtime_copies(void)
 			RUNDIR, strerror(-rc));
 	else
 		shutdown_layout();
+	utab_keep_media();
 	rc = copy_file("/etc/unionroot.conf", RUNDIR "/unionroot.conf", 0644);
 	if (rc < 0 && rc != -ENOENT)
 		log_warn("copying the board defaults to %s failed: %s", RUNDIR, strerror(-rc));
