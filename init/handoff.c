@@ -66,13 +66,12 @@ static int copy_file(const char *src, const char *dst, mode_t mode)
  * as /run/initramfs/shutdown, with the mount points the switch needs. */
 static void shutdown_layout(void)
 {
-	static const char dirs[][8] = { "dev", "proc", "run", "oldroot" };
-	char dir[32];
+	static const char dirs[][24] = { RUN_INITRAMFS "/dev", RUN_INITRAMFS "/proc",
+					 RUN_INITRAMFS "/run", RUN_INITRAMFS "/oldroot" };
 	int rc = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs) && rc == 0; i++)
-		if ((rc = strfmt(dir, sizeof(dir), RUN_INITRAMFS "/%s", dirs[i])) == 0)
-			rc = sys_mkdir_p(dir, 0755);
+		rc = sys_mkdir_p(dirs[i], 0755);
 	if (rc == 0)
 		rc = sys_link(RUN_BIN, RUN_SHUTDOWN);
 	if (rc < 0)

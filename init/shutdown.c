@@ -26,6 +26,7 @@
 
 #define OLDROOT "/oldroot"
 /* a medium that hangs must not keep the machine from its power-off */
+#define SHUTDOWN_DEADLINE_S "20"
 #define SHUTDOWN_DEADLINE_MS 20000
 #define MOUNTS_MAX 256
 
@@ -84,12 +85,8 @@ static void release(const char *path)
 		return;
 	left++;
 	ro = sys_remount(path, MS_RDONLY, 0);
-	if (ro == 0)
-		log_warn("shutdown: cannot unmount %s: %s; it stays mounted read-only", path,
-			 strerror(-rc));
-	else
-		log_err("shutdown: cannot unmount %s: %s, nor make it read-only: %s", path,
-			strerror(-rc), strerror(-ro));
+	log_warn("shutdown: cannot unmount %s: %s; it stays mounted%s", path, strerror(-rc),
+		 ro == 0 ? " read-only" : ", read-write");
 }
 
 /* Every mount under top, and top itself if whole, deepest first. */
@@ -103,8 +100,7 @@ static void release_under(const char *top, int whole)
 	struct mountinfo m;
 
 	if (got < 0) {
-		log_err("shutdown: reading /proc/self/mountinfo failed: %s; %s stays mounted",
-			strerror((int)-got), top);
+		log_err("shutdown: /proc/self/mountinfo: %s; %s stays mounted", strerror((int)-got), top);
 		return;
 	}
 	text[got] = '\0';
@@ -122,7 +118,7 @@ static void release_layers(void)
 {
 	static struct runstate rs;
 	static char text[RECORD_MAX + RECORD_TAIL_MAX];
-	struct shutdown_step steps[SHUTDOWN_STEPS_MAX];
+	static struct shutdown_step steps[SHUTDOWN_STEPS_MAX];
 	char why[128];
 	ssize_t got = sys_read_file(RUN_STATUS, text, sizeof(text) - 1);
 	int n = got < 0 ? (int)got : 0;
@@ -134,7 +130,7 @@ static void release_layers(void)
 			n = shutdown_order(&rs, steps, ARRAY_SIZE(steps));
 	}
 	if (n < 0)
-		log_err("shutdown: %s: %s; the layers are left to the media's unmount", RUN_STATUS, strerror(-n));
+		log_err("shutdown: %s: %s; unmounting the rest", RUN_STATUS, strerror(-n));
 	for (int i = 0; i < n; i++) {
 		int rc = 0;
 
@@ -163,8 +159,7 @@ static void unmount_all(void)
 	IGNORE(sys_mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	rc = sys_mount(OLDROOT "/run", "/run", NULL, MS_MOVE, NULL);
 	if (rc < 0)
-		log_err("shutdown: moving %s/run out of the old root failed: %s; the union stays mounted",
-			OLDROOT, strerror(-rc));
+		log_err("shutdown: moving " OLDROOT "/run failed: %s; the union stays mounted", strerror(-rc));
 	release_under(OLDROOT, 1);
 	if (rc == 0) {
 		release_layers();
@@ -173,7 +168,7 @@ static void unmount_all(void)
 	}
 	sys_power(0);
 	if (left == 0)
-		log_note("shutdown: the union, its layers and media are unmounted");
+		log_note("shutdown: the union and its media are unmounted");
 	sys_exit(0);
 }
 
@@ -189,21 +184,22 @@ static void wait_bounded(pid_t pid)
 			return;
 		sys_sleep_ms(50);
 	}
-	log_err("shutdown: unmounting took over %u s; going on without it", SHUTDOWN_DEADLINE_MS / 1000);
+	log_err("shutdown: unmounting took over " SHUTDOWN_DEADLINE_S " s; going on without it");
 }
 
 NORETURN void shutdown_main(int argc, char **argv)
 {
-	const struct action *a = &actions[1];
+	const struct action *a = NULL;
 	int rc;
 	pid_t pid;
 
 	for (size_t i = 0; i < ARRAY_SIZE(actions); i++)
 		if (argc > 1 && strcmp(argv[1], actions[i].name) == 0)
 			a = &actions[i];
-	if (argc < 2 || strcmp(argv[1], a->name) != 0)
-		log_err("shutdown: unknown action \"%s\" (reboot, poweroff, halt, kexec); powering off",
-			argc > 1 ? argv[1] : "");
+	if (!a) {
+		a = &actions[1];
+		log_err("shutdown: unknown action \"%s\"; powering off", argc > 1 ? argv[1] : "");
+	}
 	rc = enter();
 	if (rc < 0)
 		log_err("shutdown: switching into %s failed: %s; the union stays mounted", RUN_INITRAMFS,

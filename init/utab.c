@@ -5,7 +5,6 @@
  * alone at shutdown whose options hold x-initrd.mount, and it reads the
  * options of a mount made without mount(8) from libmount's utab. The
  * shutdown program (init/shutdown.c) unmounts the media. */
-#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 
@@ -21,15 +20,6 @@
 #define UTAB_DIR "/run/mount"
 #define UTAB UTAB_DIR "/utab"
 
-/* libmount's utab line, or -EINVAL for a value it would have to escape */
-static int utab_line(struct sbuf *sb, const struct mountinfo *m)
-{
-	if (strpbrk(m->source, " \t\\") || strpbrk(m->target, " \t\\") || strpbrk(m->root, " \t\\"))
-		return -EINVAL;
-	sbuf_addf(sb, "SRC=%s TARGET=%s ROOT=%s OPTS=x-initrd.mount\n", m->source, m->target, m->root);
-	return sbuf_done(sb);
-}
-
 void utab_keep_media(void)
 {
 	static char text[16384], lines[2048];
@@ -37,12 +27,15 @@ void utab_keep_media(void)
 	struct mountinfo m;
 	char *pos = text;
 	ssize_t got = sys_read_file("/proc/self/mountinfo", text, sizeof(text));
-	int fd, rc = got < 0 ? (int)got : 0;
+	int fd, rc;
 
 	sbuf_init(&sb, lines, sizeof(lines));
-	while (rc == 0 && mountinfo_next(&pos, &m))
+	/* the source as mountinfo escapes it, which is utab's escaping too; the
+	 * mount point is PID 1's own, its root the medium's "/" */
+	while (got > 0 && mountinfo_next(&pos, &m))
 		if (strncmp(m.target, RUN_MEDIA "/", sizeof(RUN_MEDIA)) == 0)
-			rc = utab_line(&sb, &m);
+			sbuf_addf(&sb, "SRC=%s TARGET=%s ROOT=/ OPTS=x-initrd.mount\n", m.source, m.target);
+	rc = got < 0 ? (int)got : sbuf_done(&sb);
 	if (rc == 0 && sb.len == 0)
 		return;
 	if (rc == 0)
@@ -55,6 +48,5 @@ void utab_keep_media(void)
 		}
 	}
 	if (rc < 0)
-		log_warn("marking the media x-initrd.mount in %s failed: %s; systemd will say it failed to unmount them",
-			 UTAB, strerror(-rc));
+		log_warn("%s: %s; systemd will fail to unmount the media", UTAB, strerror(-rc));
 }

@@ -41,7 +41,7 @@ if BOOT_TIMEOUT=300 boot "$T/1.log" none '
 	expect "systemd returns to /run/initramfs at poweroff" "$T/1.log" 'systemd-shutdown\[1\]: Returning to initrd'
 	expect "the shutdown program takes the union apart" "$T/1.log" '^unionroot: shutdown: unmounting the union before poweroff'
 	expect "the shutdown program unmounts the branch, its loop and the stick" "$T/1.log" \
-		'^unionroot: shutdown: the union, its layers and media are unmounted'
+		'^unionroot: shutdown: the union and its media are unmounted'
 	expect_not "systemd leaves the stick's mount to the shutdown program" "$T/1.log" 'Failed unmounting'
 	expect_not "systemd does not give up on the loop device" "$T/1.log" 'Failed to finalize'
 	expect "the FAT stick is clean after poweroff" "$T/1.fat" '^clean$'

@@ -49,7 +49,7 @@ if boot "$T/1a.log" none "$(change_root kept-on-stick)" "${ON_STICK[@]}" &&
 	expect "the root's poweroff hands over to the shutdown program" "$T/1a.log" \
 		'^unionroot: shutdown: unmounting the union before poweroff'
 	expect "the shutdown program unmounts the branch, its loop and the stick" "$T/1a.log" \
-		'^unionroot: shutdown: the union, its layers and media are unmounted'
+		'^unionroot: shutdown: the union and its media are unmounted'
 	expect "the FAT stick is clean after poweroff" "$T/1a.fat" '^clean$'
 	expect_not "after a poweroff the file's journal needs no replay" "$T/1b.log" 'EXT4-fs \(loop[0-9]+\): recovery complete'
 	expect_not "after a poweroff the stick was unmounted cleanly" "$T/1b.log" 'FAT-fs \(sda\): Volume was not properly unmounted'

@@ -46,7 +46,7 @@ int mountinfo_next(char **pos, struct mountinfo *m)
 			*end = '\0';
 		for (int i = 0; i < 3; i++)
 			(void)word(&line); /* ID, parent, device */
-		m->root = unescaped(word(&line));
+		m->root = word(&line);
 		m->target = unescaped(word(&line));
 		do
 			w = word(&line);

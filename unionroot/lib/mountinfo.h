@@ -5,8 +5,8 @@
 #define UNIONROOT_MOUNTINFO_H
 
 struct mountinfo {
-	const char *root, *target; /* the \ooo escapes decoded */
-	const char *type, *source;
+	const char *target; /* the \ooo escapes decoded */
+	const char *root, *type, *source; /* as the kernel escaped them */
 };
 
 /* The next mount of the text at *pos (NUL-terminated, cut into words in

@@ -10,34 +10,30 @@
 
 static int add(struct shutdown_step *steps, size_t cap, int *n, int what, const char *path)
 {
-	size_t len = strlen(path);
-
 	if ((size_t)*n >= cap)
 		return -ENOSPC;
-	if (len >= sizeof(steps[*n].path))
-		return -ENAMETOOLONG;
 	steps[*n].what = what;
-	memcpy(steps[*n].path, path, len + 1);
-	(*n)++;
-	return 0;
+	return strcopy(steps[(*n)++].path, sizeof(steps->path), path);
 }
 
-static int prefixed(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
+#define PREFIXED(s, prefix) (strncmp(s, prefix, sizeof(prefix) - 1) == 0)
 
 /* A layer's device: a loop is detached, dm-verity's is removed by the name
- * PID 1 gave it, a disk stays as it is. */
+ * PID 1 gave it (a build without dm-verity made none), a disk stays as it
+ * is. */
 static int device(struct shutdown_step *steps, size_t cap, int *n, const char *dev, unsigned layer)
 {
-	char name[sizeof(steps->path)];
-
-	if (prefixed(dev, "/dev/loop"))
+	if (PREFIXED(dev, "/dev/loop"))
 		return add(steps, cap, n, SHUTDOWN_LOOP, dev);
-	if (layer && prefixed(dev, "/dev/dm-"))
+#ifndef UNIONROOT_NO_VERITY
+	if (layer && PREFIXED(dev, "/dev/dm-")) {
+		char name[sizeof(steps->path)];
+
 		return strfmt(name, sizeof(name), RUN_VERITY_DM_FMT, layer) < 0 ? -ENAMETOOLONG :
 		       add(steps, cap, n, SHUTDOWN_DM, name);
+	}
+#endif
+	(void)layer;
 	return 0;
 }
 
