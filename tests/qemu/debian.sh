@@ -42,11 +42,15 @@ if BOOT_TIMEOUT=300 boot "$T/1.log" none '
 	expect "the shutdown program takes the union apart" "$T/1.log" '^unionroot: shutdown: unmounting the union before poweroff'
 	expect "the shutdown program unmounts the branch, its loop and the stick" "$T/1.log" \
 		'^unionroot: shutdown: the union and its media are unmounted'
-	expect_not "systemd leaves the stick's mount to the shutdown program" "$T/1.log" 'Failed unmounting'
-	expect_not "systemd does not give up on the loop device" "$T/1.log" 'Failed to finalize'
+	expect_not "systemd leaves the stick's mount to the shutdown program" "$T/1.log" 'Failed unmounting' \
+		"systemd failed to unmount a mount"
+	expect_not "systemd does not give up on the loop device" "$T/1.log" 'Failed to finalize' \
+		"systemd-shutdown gave up without /run/initramfs"
 	expect "the FAT stick is clean after poweroff" "$T/1.fat" '^clean$'
-	expect_not "the next boot replays no journal in the persistence file" "$T/2.log" 'EXT4-fs \(loop[0-9]+\): recovery complete'
-	expect_not "the next boot finds the stick unmounted cleanly" "$T/2.log" 'FAT-fs \(sda\): Volume was not properly unmounted'
+	expect_not "the next boot replays no journal in the persistence file" "$T/2.log" \
+		'EXT4-fs \(loop[0-9]+\): recovery complete' "the file's ext4 journal was replayed"
+	expect_not "the next boot finds the stick unmounted cleanly" "$T/2.log" \
+		'FAT-fs \(sda\): Volume was not properly unmounted' "the stick's dirty flag was set"
 else
 	keep_log "$T"/*.log
 	fail "a Debian root with systemd boots on the union" "no clean boot (logs in $BUILD/tests/)"

@@ -51,8 +51,10 @@ if boot "$T/1a.log" none "$(change_root kept-on-stick)" "${ON_STICK[@]}" &&
 	expect "the shutdown program unmounts the branch, its loop and the stick" "$T/1a.log" \
 		'^unionroot: shutdown: the union and its media are unmounted'
 	expect "the FAT stick is clean after poweroff" "$T/1a.fat" '^clean$'
-	expect_not "after a poweroff the file's journal needs no replay" "$T/1b.log" 'EXT4-fs \(loop[0-9]+\): recovery complete'
-	expect_not "after a poweroff the stick was unmounted cleanly" "$T/1b.log" 'FAT-fs \(sda\): Volume was not properly unmounted'
+	expect_not "after a poweroff the file's journal needs no replay" "$T/1b.log" \
+		'EXT4-fs \(loop[0-9]+\): recovery complete' "the file's ext4 journal was replayed"
+	expect_not "after a poweroff the stick was unmounted cleanly" "$T/1b.log" \
+		'FAT-fs \(sda\): Volume was not properly unmounted' "the stick's dirty flag was set"
 else
 	fail "persistence file on a vfat stick" "no clean boot (see $T/1a.log, $T/1b.log, $T/1c.log)"
 	keep_log "$T/1a.log" "$T/1b.log" "$T/1c.log"
