@@ -92,6 +92,10 @@ struct boot {
 
 /* init/early.c */
 void early_setup(struct boot *b);
+/* /run/initramfs/shutdown: the union taken apart, then reboot(2) */
+NORETURN void shutdown_main(int argc, char **argv);
+/* The media marked x-initrd.mount for systemd (libmount's utab) */
+void utab_keep_media(void);
 /* Gives the kernel back its module helper and kmsg rate limit. */
 void early_restore(void);
 /* init/configure.c */

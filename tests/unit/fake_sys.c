@@ -291,6 +291,14 @@ int sys_unlinkat(int dir, const char *path, int flags)
 	return (int)ret(unlinkat(dir, real(path, buf, sizeof(buf)), flags));
 }
 
+int sys_link(const char *path, const char *to)
+{
+	char buf[512], buf2[512];
+
+	FAIL("link", to);
+	return (int)ret(link(real(path, buf, sizeof(buf)), real(to, buf2, sizeof(buf2))));
+}
+
 mode_t sys_umask(mode_t mask)
 {
 	IGNORE(call("umask", NULL));

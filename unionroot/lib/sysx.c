@@ -122,6 +122,11 @@ int sys_unlinkat(int dir, const char *path, int flags)
 	return (int)ret(unlinkat(dir, path, flags));
 }
 
+int sys_link(const char *path, const char *to)
+{
+	return (int)ret(link(path, to));
+}
+
 mode_t sys_umask(mode_t mask)
 {
 	return umask(mask);

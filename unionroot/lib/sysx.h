@@ -58,6 +58,7 @@ static inline int sys_mkdir(const char *path, mode_t mode)
 }
 /* unlinkat(2); AT_REMOVEDIR for a directory */
 int sys_unlinkat(int dir, const char *path, int flags) WUR;
+int sys_link(const char *path, const char *to) WUR;
 mode_t sys_umask(mode_t mask);
 int sys_chdir(const char *path) WUR;
 int sys_fchdir(int fd) WUR;
