@@ -64,7 +64,7 @@ static void image(unsigned long flags, int in_initramfs)
 	snprintf(path, sizeof(path), "%s/run/unionroot/rw/usr/sbin/mkfs.f2fs", unit_tmpdir());
 	close(open(path, O_WRONLY | O_CREAT, 0755));
 	snprintf(path, sizeof(path), "%s/run/unionroot/lower/0/usr/sbin/mkfs.f2fs", unit_tmpdir());
-	snprintf(to, sizeof(to), "../../../rw/usr/sbin/mkfs.f2fs");
+	snprintf(to, sizeof(to), "../../../../rw/usr/sbin/mkfs.f2fs");
 	unlink(path);
 	CHECK_INT(symlink(to, path), 0);
 	fake_sys_statfs(&sfs);
