@@ -38,6 +38,7 @@ PLANT='for t in mkfs.ext4 e2fsck; do
 		printf "#!/bin/sh\necho PLANTED-\"\"RAN-\$0\nexit 0\n" >/usr/sbin/$t && chmod 755 /usr/sbin/$t
 	done; sync; echo MARK-planted'
 TOOLS_LINES='grep "^tools=" /run/unionroot/status | sed "s/^/MARK-status: /"
+	grep -E "lower/0/(dev|proc) " /proc/self/mountinfo | sed "s/^/MARK-left: /"
 	grep "^tools " /run/unionroot/plan | sed "s/^/MARK-boot-plan: /"
 	'$U' plan | grep "^tools " | sed "s/^/MARK-cmd-plan: /"'
 STICK=(--lower "$T/tools.squashfs" --usb "$T/stick.img")
@@ -71,6 +72,7 @@ if boot "$T/1.log" none "$(change_root kept-in-made-file); $PLANT; $TOOLS_LINES"
 		'^MARK-boot-plan: tools .*; ran: /sbin/mkfs.ext4 \(read-only layer 1\)'
 	plan_lines "$T/1.log" "the first boot"
 	expect "the tools are planted on the writable branch" "$T/1.log" '^MARK-planted'
+	expect_not "the tool's /dev and /proc on the layer ended with it" "$T/1.log" '^MARK-left: ' "still mounted"
 else
 	fail "a persistence file made with the image's mkfs" "no clean boot (see $T/1.log)"
 	keep_log "$T/1.log"
