@@ -403,6 +403,21 @@ int sys_execve(const char *path, char *const argv[], char *const envp[])
 	return -ENOSYS;
 }
 
+int sys_fexecve(int fd, char *const argv[], char *const envp[])
+{
+	(void)argv;
+	(void)envp;
+	FAIL("fexecve", fd_name(fd));
+	return -ENOSYS;
+}
+
+int sys_unshare(int flags)
+{
+	(void)flags;
+	FAIL("unshare", "");
+	return 0;
+}
+
 void sys_exit(int status)
 {
 	_exit(status);

@@ -87,6 +87,7 @@ struct runstate {
 	const char *upgrade;  /* "" when the layers did not change */
 	uint64_t pid1_ms, modules_ms, devices_ms, mounts_ms;
 	uint64_t fsck_ms;     /* 0: no fsck_ms line */
+	const char *tools;    /* the mkfs and fsck that ran and where from, "" none */
 	const char *message[RUNSTATE_MESSAGES_MAX];
 	unsigned nmessage;
 	int handoff;          /* the hand-off's line, appended later, is there */

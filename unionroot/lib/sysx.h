@@ -67,6 +67,9 @@ int sys_umount2(const char *path, int flags) WUR;
 
 /* processes */
 int sys_execve(const char *path, char *const argv[], char *const envp[]) WUR;
+/* execveat(fd, "", ..., AT_EMPTY_PATH): the file fd is, wherever its path leads now */
+int sys_fexecve(int fd, char *const argv[], char *const envp[]) WUR;
+int sys_unshare(int flags) WUR;
 NORETURN void sys_exit(int status);
 /* sync(), then reboot(how) unless how is 0 (a sync alone); returns when refused. */
 void sys_power(int how);
