@@ -32,7 +32,7 @@ fi
 # renders PAGE SECTION: no groff warning, and the page has that section
 renders() {
 	local warn
-	warn=$(LC_ALL=C.UTF-8 groff -man -ww -z "$1" 2>&1)
+	warn=$(LC_ALL=C.UTF-8 groff -t -man -ww -z "$1" 2>&1) # -t: tbl, as man runs it for a '\" t page
 	if [ -z "$warn" ] && LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$1" 2>/dev/null | grep -q "^$2"; then
 		pass "man: $1 renders with no groff warning"
 	else
