@@ -113,7 +113,7 @@ fw_boot() {
 	if [ -n "${FW_REFUSED:-}" ]; then
 		# a boot that must stop in GRUB: its message, then no more waiting
 		await_line "$log" "$FW_REFUSED" "$qemu" 600 && sleep 2
-		kill -KILL "$qemu" 2>/dev/null
+		pkill -KILL -P "$qemu" 2>/dev/null # QEMU itself, under timeout
 	elif await_line "$log" '^real-init: started' "$qemu" 2000; then
 		took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 		if await_line "$log" 'interactive shell' "$qemu" 300; then
