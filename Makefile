@@ -114,7 +114,7 @@ HDRS     := $(wildcard unionroot/*/*.h init/*.h tests/unit/*.h tools/*.h)
 T_OBJ := $(patsubst %.c,$(BUILD)/target/%.o,$(T_SRC))
 H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 # init/ files whose work the unit tests run for real (processes, no root)
-UNIT_INIT := init/tool.c init/watchdog.c
+UNIT_INIT := init/tool.c init/tool_place.c init/watchdog.c
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC) $(UNIT_INIT))
 
 .PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install fuzz soak

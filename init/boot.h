@@ -46,6 +46,8 @@ struct boot {
 	char upper_type[FSTYPE_MAX];
 	char upper_medium[DEVNODE_MAX];             /* a persistence file's medium, "" */
 	char upper_via[SPEC_PATHS_MAX * 64]; /* "/dev/sda1:/persistence.img (direct I/O)" */
+	char persist_on[DEVNODE_MAX], persist_on_type[FSTYPE_MAX]; /* the medium of a persistence
+					    * file to make, once the layers are mounted; "" none */
 	char hash_missing[PLAN_FAIL_MAX];  /* a hash tree's device not found: why, "" */
 	/* facts: step 5, the branch's control state (writable.c) */
 	char lower_id[SPEC_LIST_MAX][STATE_ID_MAX]; /* identities of the read-only layers */
@@ -81,6 +83,7 @@ struct boot {
 	int branch_saved;                  /* failsafe or kiosk: SAVEDIR holds the branch, read-only */
 	int session_copy_failed;           /* copy-up kiosk: the saved branch was not brought up to date */
 	char copyup_text[160];             /* backend: "copyup (why)" */
+	char tools_ran[160];               /* "/sbin/e2fsck (read-only layer 1)" (tool_place.c) */
 
 	/* measures, for the status */
 	uint64_t t_start, t_modules, t_devices, t_mounts;
@@ -92,6 +95,10 @@ struct boot {
 
 /* init/early.c */
 void early_setup(struct boot *b);
+/* /run/initramfs/shutdown: the union taken apart, then reboot(2) */
+NORETURN void shutdown_main(int argc, char **argv);
+/* The media marked x-initrd.mount for systemd (libmount's utab) */
+void utab_keep_media(void);
 /* Gives the kernel back its module helper and kmsg rate limit. */
 void early_restore(void);
 /* init/configure.c */
@@ -173,7 +180,14 @@ const char *image_why(int rc);
  * (48 bytes) gets where. 0 or -errno. image_medium_put ends that use. */
 int image_medium_rw(struct boot *b, const char *dev, const char *type, char *dir) WUR;
 void image_medium_put(const char *dir);
-/* init/mkpersist.c: makes the missing persistence file the plan names
+/* init/devwait.c: the writable device found: facts for the plan from now on. */
+void devices_found_upper(struct boot *b);
+/* init/mkpersist.c: the persistence file (union.upper=SPEC:/file) on medium
+ * d on a read-write loop, which becomes the writable device: 1, or < 0 when
+ * the file cannot be used (why says so in one line); a missing file the
+ * plan makes is left to step_make_persist (1, no device yet). */
+int persist_file_open(struct boot *b, const struct blkdev *d, char *why, size_t whylen) WUR;
+/* Makes the missing persistence file the plan names
  * (union.persist.size) on medium dev: 0, or -errno with why filled in. */
 int persist_make(struct boot *b, const char *dev, const char *type, char *why, size_t whylen) WUR;
 /* The persistence file cannot serve as the branch: detaches its loop and
@@ -190,10 +204,23 @@ int flash_resolve(struct boot *b, const struct spec *s, int is_upper, char *dev,
 		  const char *role) WUR;
 /* Erases the writable MTD for union.format=jffs2; 0 or -errno (reported). */
 int flash_format_upper(struct boot *b) WUR;
-/* init/tool.c: runs a program the initramfs carries with its output logged
- * ("NAME: line") and a time limit. Its exit status (128 + signal when one
- * killed it), -ETIMEDOUT when it ran out of time, or -errno. */
-int tool_run(const char *path, char *const argv[], unsigned timeout_s);
+/* A tool and where it runs from (init/tool_place.c). */
+struct tool {
+	const char *path;               /* as its table names it */
+	unsigned layer;                 /* TOOL_INITRAMFS, else read-only layer N */
+};
+/* init/tool.c: runs a tool with its output logged ("NAME: line") and a time
+ * limit. Its exit status (128 + signal when one killed it), -ETIMEDOUT when
+ * it ran out of time, or -errno. */
+int tool_run(const struct tool *t, char *const argv[], unsigned timeout_s);
+/* init/tool_place.c: of the n candidate paths, the one that runs and where
+ * from (plan_tool_choose: the initramfs, else a mounted read-only layer's
+ * regular executable on that layer's own read-only file system, resolved
+ * inside it), recorded in tools_ran; its index, or -ENOENT. */
+int tool_find(struct boot *b, const char *const *paths, unsigned n, struct tool *t) WUR;
+/* In tool_run's child: execs t, a layer's confined to it (a mount namespace
+ * of its own with /dev and /proc, chrooted); returns -errno on failure. */
+int tool_exec(const struct tool *t, char *const argv[], char *const envp[]);
 /* init/fsck.c: checks the persistent writable branch of type TYPE before it
  * is mounted, when union.fsck is on and the initramfs carries a checker. 0
  * (clean, repaired, or not checked: logged), or -EUCLEAN with why filled:
@@ -204,7 +231,7 @@ int fsck_branch(struct boot *b, const char *type, char *why, size_t cap);
 void firstboot(struct boot *b);
 /* Runs the formatter the initramfs carries for type on dev: 0, -ENOENT when
  * it carries none, or -errno; failures are logged. */
-int firstboot_mkfs(const char *dev, const char *type) WUR;
+int firstboot_mkfs(struct boot *b, const char *dev, const char *type) WUR;
 /* init/noinitramfs.c: without an initramfs, makes the running root the
  * read-only layer (sets pivot) or, when no union can be built on it, starts
  * the real init on it; the mount of layer 1; the pivot_root in handoff. */

@@ -45,41 +45,6 @@ static int is_upper(const struct boot *b, const struct want *w)
 	return w->spec == &b->cfg.upper_spec;
 }
 
-/* A persistence file (union.upper=SPEC:/file) on a read-write loop: the
- * writable branch becomes that loop device. 1, or < 0 when the file cannot
- * be used: why says so in one line. */
-static int open_persistence(struct boot *b, struct want *w, const struct blkdev *d, char *why,
-			    size_t whylen)
-{
-	struct image_req r = { .role = w->role, .dev = d->path, .type = d->info.type,
-			       .paths = w->spec->paths, .npaths = w->spec->npaths,
-			       .quiet_enoent = 1, .rw = 1 };
-	int rc;
-
-	if (!w->spec->npaths)
-		return 1;
-	rc = image_open(b, &r);
-	if (rc == -ENOENT) {
-		b->facts.upper_file_missing = 1; /* the plan makes it when union.persist.size says how big */
-		if (b->plan.persist_bytes) {
-			rc = persist_make(b, d->path, d->info.type, why, whylen);
-			if (rc == 0)
-				rc = image_open(b, &r);
-		}
-	}
-	if (rc < 0) {
-		if (!why[0])
-			IGNORE(strfmt(why, whylen, "writable branch: persistence file %s on %s: %s",
-				      r.paths[0], d->path, image_why(rc))); /* may cut */
-		return rc;
-	}
-	IGNORE(strcopy(w->dev, DEVNODE_MAX, r.out_dev));
-	IGNORE(strcopy(w->type, FSTYPE_MAX, r.out_type));
-	IGNORE(strcopy(b->upper_medium, sizeof(b->upper_medium), d->path)); /* both DEVNODE_MAX */
-	IGNORE(strcopy(b->upper_via, sizeof(b->upper_via), r.via)); /* same size */
-	return 1;
-}
-
 /* The image chain of a read-only layer on medium d: the SPEC's paths, or
  * union.image on a live medium named without a path, or the device itself
  * copied to RAM (union.toram). 1 resolved (or nothing to do), < 0 failed. */
@@ -211,7 +176,7 @@ static int try_resolve(struct boot *b, struct want *w, int past, char *why, size
 	IGNORE(strcopy(w->type, FSTYPE_MAX, d->probed == 1 ? d->info.type : ""));
 	announce(w, text, d);
 	if (is_upper(b, w))
-		rc = open_persistence(b, w, d, why, whylen);
+		rc = persist_file_open(b, d, why, whylen);
 	else if (w->kind == WAIT_HASH)
 		rc = 1; /* the tree is read as it is, no image inside */
 	else
@@ -407,8 +372,7 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 	return 0;
 }
 
-/* The writable device found: facts for the plan from now on. */
-static void found_upper(struct boot *b)
+void devices_found_upper(struct boot *b)
 {
 	if (!b->upper_dev[0] || b->facts.failed_step != STEP_NONE)
 		return;
@@ -493,6 +457,6 @@ void devices_wait(struct boot *b)
 	}
 	hotplug_close();
 	modules_leave();
-	found_upper(b);
+	devices_found_upper(b);
 	b->t_devices = sys_now_ms();
 }

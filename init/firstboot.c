@@ -26,7 +26,7 @@
 enum size_arg { SIZE_KSUFFIX, SIZE_SECTORS, SIZE_KIB };
 
 /* The formatters the initramfs may carry (board/NAME/build.conf TOOLS=),
- * first found wins; the device path is appended, then the size if given.
+ * or else the image (tool_find's order); the device path is appended, then the size if given.
  * Arrays, not pointers: static-pie relocates each pointer at start-up. */
 static const struct {
 	char type[6];
@@ -121,53 +121,60 @@ static int format_mark(const char *dev, enum mark_op op, struct geometry *g)
 	return rc;
 }
 
-static int run_mkfs(const char *path, const char (*args)[8], const char *dev, const char *size)
+static int run_mkfs(const struct tool *t, const char (*args)[8], const char *dev, const char *size)
 {
 	char *argv[9];
 	int argc = 0, rc;
 
-	argv[argc++] = (char *)path;
+	argv[argc++] = (char *)t->path;
 	for (unsigned i = 0; i < 2 && args[i][0]; i++)
 		argv[argc++] = (char *)args[i];
 	argv[argc++] = (char *)dev;
 	if (size)
 		argv[argc++] = (char *)size;
 	argv[argc] = NULL;
-	rc = tool_run(path, argv, MKFS_TIMEOUT_S);
+	rc = tool_run(t, argv, MKFS_TIMEOUT_S);
 	return rc == 0 ? 0 : rc < 0 ? rc : -EIO;
 }
 
 /* g: the whole medium, of which the file system leaves the last MiB to the
  * mark; NULL: the whole medium (or file) is the file system. */
-static int firstboot_mkfs_sized(const char *dev, const char *type, const struct geometry *g)
+static int firstboot_mkfs_sized(struct boot *b, const char *dev, const char *type,
+				const struct geometry *g)
 {
-	struct stat st;
+	uint64_t fs = g ? g->bytes - FORMAT_MARK_SPAN : 0;
+	unsigned sector = g && g->sector ? g->sector : 512, row[ARRAY_SIZE(mkfs_tools)], n = 0;
+	const char *path[ARRAY_SIZE(mkfs_tools)];
+	struct tool t;
 	char size[32];
+	int i, rc;
 
-	for (size_t i = 0; i < ARRAY_SIZE(mkfs_tools); i++) {
-		uint64_t fs = g ? g->bytes - FORMAT_MARK_SPAN : 0;
-		unsigned sector = g && g->sector ? g->sector : 512;
-		int rc;
-
-		if (strcmp(mkfs_tools[i].type, type) != 0 || sys_stat(mkfs_tools[i].path, &st) < 0)
-			continue;
-		if (mkfs_tools[i].size == SIZE_SECTORS)
-			fmt_sn(size, sizeof(size), "%llu", (unsigned long long)(fs / sector));
-		else
-			fmt_sn(size, sizeof(size), mkfs_tools[i].size == SIZE_KSUFFIX ? "%lluk" : "%llu",
-			       (unsigned long long)(fs / 1024));
-		rc = run_mkfs(mkfs_tools[i].path, mkfs_tools[i].args, dev, g ? size : NULL);
-		if (rc < 0)
-			log_err("formatting %s as %s with %s failed", dev, type, mkfs_tools[i].path);
-		return rc;
+	for (unsigned k = 0; k < ARRAY_SIZE(mkfs_tools); k++)
+		if (strcmp(mkfs_tools[k].type, type) == 0) {
+			row[n] = k;
+			path[n++] = mkfs_tools[k].path;
+		}
+	i = tool_find(b, path, n, &t);
+	if (i < 0) {
+		log_err("%s: no mkfs for %s in this initramfs or in the image (%s%s%s); add one to the board's TOOLS=",
+			dev, type, n ? path[0] : "", n > 1 ? " or " : "", n > 1 ? path[n - 1] : "");
+		return -ENOENT;
 	}
-	log_err("%s: this initramfs carries no mkfs for %s (add it to the board's TOOLS=)", dev, type);
-	return -ENOENT;
+	i = (int)row[i];
+	if (mkfs_tools[i].size == SIZE_SECTORS)
+		fmt_sn(size, sizeof(size), "%llu", (unsigned long long)(fs / sector));
+	else
+		fmt_sn(size, sizeof(size), mkfs_tools[i].size == SIZE_KSUFFIX ? "%lluk" : "%llu",
+		       (unsigned long long)(fs / 1024));
+	rc = run_mkfs(&t, mkfs_tools[i].args, dev, g ? size : NULL);
+	if (rc < 0)
+		log_err("formatting %s as %s with %s failed", dev, type, t.path);
+	return rc;
 }
 
-int firstboot_mkfs(const char *dev, const char *type)
+int firstboot_mkfs(struct boot *b, const char *dev, const char *type)
 {
-	return firstboot_mkfs_sized(dev, type, NULL);
+	return firstboot_mkfs_sized(b, dev, type, NULL);
 }
 
 /* Not blank, but marked by a format of ours that a cut stopped: 1. */
@@ -207,7 +214,7 @@ static int format_block(struct boot *b, const char *type)
 			b->upper_dev, strerror(-rc));
 		return rc;
 	}
-	rc = firstboot_mkfs_sized(b->upper_dev, type, rc < 0 ? NULL : &g);
+	rc = firstboot_mkfs_sized(b, b->upper_dev, type, rc < 0 ? NULL : &g);
 	if (rc == 0 && g.bytes >= 2ull * FORMAT_MARK_SPAN &&
 	    (rc = format_mark(b->upper_dev, MARK_CLEAR, &g)) < 0)
 		log_err("writable branch %s: clearing the mark of the format failed: %s; it is formatted again at the next boot",

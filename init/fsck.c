@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* Step 5, before the persistent writable branch is mounted: its file system
- * checker, when the board carries one (build.conf TOOLS="e2fsck fsck.f2fs"),
- * in preen mode, under a time limit. The exit codes follow e2fsck(8):
+ * checker, the initramfs' (build.conf TOOLS="e2fsck fsck.f2fs") or else the
+ * image's own (init/tool_place.c), in preen mode, under a time limit. The exit codes follow e2fsck(8):
  * 0 clean, 1 repaired, 2 repaired (reboot wanted: only for a mounted root),
  * 4 errors left; 8 and up mean the check itself could not be done. */
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "boot.h"
 #include "lib/log.h"
@@ -31,48 +30,49 @@ static const struct {
 
 int fsck_branch(struct boot *b, const char *type, char *why, size_t cap)
 {
-	const char *dev = b->upper_dev;
+	const char *dev = b->upper_dev, *path[1];
 	uint64_t t0 = sys_now_ms();
-	struct stat st;
+	struct tool t;
 	char *argv[4];
+	size_t i = 0;
 	int rc;
 
 	if (!b->cfg.fsck)
 		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(checkers); i++) {
-		if (strcmp(checkers[i].type, type) != 0)
-			continue;
-		if (sys_stat(checkers[i].path, &st) < 0) {
-			log_debug("writable branch %s: no %s in this initramfs; not checked",
-				  dev, checkers[i].path);
-			return 0;
-		}
-		argv[0] = (char *)checkers[i].path;
-		argv[1] = (char *)checkers[i].arg;
-		argv[2] = (char *)dev;
-		argv[3] = NULL;
-		rc = tool_run(checkers[i].path, argv, FSCK_TIMEOUT_S);
-		b->fsck_ms = sys_now_ms() - t0;
-		if (b->fsck_ms == 0)
-			b->fsck_ms = 1; /* it ran */
-		if (rc == -ETIMEDOUT) {
-			log_err("writable branch %s: %s did not finish in %d s; mounting it unchecked",
-				dev, checkers[i].path, FSCK_TIMEOUT_S);
-		} else if (rc < 0 || rc >= 8) {
-			log_err("writable branch %s: %s could not check it (%s %d); mounting it unchecked",
-				dev, checkers[i].path, rc < 0 ? strerror(-rc) : "exit", rc < 0 ? 0 : rc);
-		} else if (rc & 4) {
-			IGNORE(strfmt(why, cap, "writable branch %s (%s): %s found errors it cannot repair (exit %d)",
-				      dev, type, checkers[i].path, rc)); /* cut is fine */
-			return -EUCLEAN;
-		} else if (rc) {
-			log_warn("writable branch %s: %s repaired its file system (exit %d) in %llu ms",
-				 dev, checkers[i].path, rc, (unsigned long long)b->fsck_ms);
-		} else {
-			log_note("writable branch %s: %s: clean, %llu ms", dev, checkers[i].path,
-				 (unsigned long long)b->fsck_ms);
-		}
+	while (i < ARRAY_SIZE(checkers) && strcmp(checkers[i].type, type) != 0)
+		i++;
+	if (i == ARRAY_SIZE(checkers))
+		return 0; /* no checker for this type (jffs2, ubifs, vfat, ...) */
+	path[0] = checkers[i].path;
+	if (tool_find(b, path, 1, &t) < 0) {
+		log_warn("writable branch %s: no %s in this initramfs or in the image; not checked", dev,
+			 path[0]);
 		return 0;
 	}
-	return 0; /* no checker for this type (jffs2, ubifs, vfat, ...) */
+	argv[0] = (char *)t.path;
+	argv[1] = (char *)checkers[i].arg;
+	argv[2] = (char *)dev;
+	argv[3] = NULL;
+	rc = tool_run(&t, argv, FSCK_TIMEOUT_S);
+	b->fsck_ms = sys_now_ms() - t0;
+	if (b->fsck_ms == 0)
+		b->fsck_ms = 1; /* it ran */
+	if (rc == -ETIMEDOUT) {
+		log_err("writable branch %s: %s did not finish in %d s; mounting it unchecked", dev, t.path,
+			FSCK_TIMEOUT_S);
+	} else if (rc < 0 || rc >= 8) {
+		log_err("writable branch %s: %s could not check it (%s %d); mounting it unchecked", dev,
+			t.path, rc < 0 ? strerror(-rc) : "exit", rc < 0 ? 0 : rc);
+	} else if (rc & 4) {
+		IGNORE(strfmt(why, cap, "writable branch %s (%s): %s found errors it cannot repair (exit %d)",
+			      dev, type, t.path, rc)); /* cut is fine */
+		return -EUCLEAN;
+	} else if (rc) {
+		log_warn("writable branch %s: %s repaired its file system (exit %d) in %llu ms", dev, t.path,
+			 rc, (unsigned long long)b->fsck_ms);
+	} else {
+		log_note("writable branch %s: %s: clean, %llu ms", dev, t.path,
+			 (unsigned long long)b->fsck_ms);
+	}
+	return 0;
 }

@@ -62,6 +62,23 @@ static int copy_file(const char *src, const char *dst, mode_t mode)
 	return rc ? rc : closed;
 }
 
+/* systemd-shutdown's way back (init/shutdown.c): the runtime copy linked
+ * as /run/initramfs/shutdown, with the mount points the switch needs. */
+static void shutdown_layout(void)
+{
+	static const char dirs[][24] = { RUN_INITRAMFS "/dev", RUN_INITRAMFS "/proc",
+					 RUN_INITRAMFS "/run", RUN_INITRAMFS "/oldroot" };
+	int rc = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs) && rc == 0; i++)
+		rc = sys_mkdir_p(dirs[i], 0755);
+	if (rc == 0)
+		rc = sys_link(RUN_BIN, RUN_SHUTDOWN);
+	if (rc < 0)
+		log_warn("laying out %s failed: %s; the shutdown leaves the union mounted",
+			 RUN_INITRAMFS, strerror(-rc));
+}
+
 static void runtime_copies(void)
 {
 	int rc = sys_mkdir_p(RUNDIR "/bin", 0755);
@@ -71,6 +88,9 @@ static void runtime_copies(void)
 	if (rc < 0)
 		log_err("copying unionroot to %s/bin failed: %s; the runtime commands need the image's own copy",
 			RUNDIR, strerror(-rc));
+	else
+		shutdown_layout();
+	utab_keep_media();
 	rc = copy_file("/etc/unionroot.conf", RUNDIR "/unionroot.conf", 0644);
 	if (rc < 0 && rc != -ENOENT)
 		log_warn("copying the board defaults to %s failed: %s", RUNDIR, strerror(-rc));

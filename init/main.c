@@ -3,6 +3,7 @@
  * plan's steps, init/run.c); anything else is the admin tool. */
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -28,8 +29,14 @@ static int kernel_init(void)
 
 int main(int argc, char **argv, char **envp)
 {
+	const char *name;
+
 	/* before anything reads input: the pointer tables become read-only */
 	IGNORE(relro_seal());
+	/* systemd-shutdown runs it as PID 1 too: before kernel_init() */
+	name = argc > 0 ? strrchr(argv[0], '/') : NULL;
+	if (argc > 0 && strcmp(name ? name + 1 : argv[0], "shutdown") == 0)
+		shutdown_main(argc, argv);
 	if (!kernel_init())
 		return cli_main(argc, argv);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Step 4: the persistence file the plan says to make (union.persist.size) is
- * made under a temporary name, sized, formatted and synced, then renamed into
+/* The persistence file as the writable device: opened on its medium, or,
+ * when missing and the plan says to make it (union.persist.size), made after
+ * the read-only layers are mounted (the image's mkfs may be the one that
+ * runs) under a temporary name, sized, formatted and synced, then renamed into
  * place: a power cut never leaves a half-made file under the name booted. */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include "lib/sbuf.h"
 #include "lib/sys.h"
 #include "lib/sysx.h"
+#include "steps.h"
 
 #define TMP_SUFFIX ".unionroot-new"
 
@@ -31,7 +34,7 @@ static int size_file(int fd, uint64_t bytes)
 
 /* mkfs on a loop over the file: the formatter wants a device, and the loop
  * keeps it beneath the medium whatever the path holds. */
-static int format_file(int fd, const char *fs)
+static int format_file(struct boot *b, int fd, const char *fs)
 {
 	struct loopdev ld;
 	int loop, rc;
@@ -41,7 +44,7 @@ static int format_file(int fd, const char *fs)
 	if (loop < 0)
 		return loop;
 	sys_close(loop);
-	rc = firstboot_mkfs(ld.path, fs);
+	rc = firstboot_mkfs(b, ld.path, fs);
 	if (loop_detach(ld.path) < 0)
 		log_warn("cannot detach %s; it stays attached", ld.path);
 	/* the loop wrote through the file's page cache */
@@ -71,9 +74,9 @@ static int open_parent(int top, const char *path, const char **base)
 }
 
 /* The file under tmp in pfd, sized, formatted, synced, renamed to base. */
-static int make_in(int pfd, const char *tmp, const char *base, const struct plan *p,
-		   const char **what)
+static int make_in(struct boot *b, int pfd, const char *tmp, const char *base, const char **what)
 {
+	const struct plan *p = &b->plan;
 	int fd, rc, err;
 
 	*what = "removing a half-made file a power cut left";
@@ -88,7 +91,7 @@ static int make_in(int pfd, const char *tmp, const char *base, const struct plan
 	rc = size_file(fd, p->persist_bytes);
 	if (rc == 0) {
 		*what = "formatting it";
-		rc = format_file(fd, p->persist_fs);
+		rc = format_file(b, fd, p->persist_fs);
 	}
 	sys_close(fd);
 	if (rc == 0) {
@@ -124,7 +127,7 @@ int persist_make(struct boot *b, const char *dev, const char *type, char *why, s
 	if (rc >= 0)
 		rc = strfmt(tmp, sizeof(tmp), "%s" TMP_SUFFIX, base);
 	if (rc >= 0)
-		rc = make_in(pfd, tmp, base, p, &what);
+		rc = make_in(b, pfd, tmp, base, &what);
 	if (pfd >= 0)
 		sys_close(pfd);
 	if (top >= 0)
@@ -140,5 +143,56 @@ int persist_make(struct boot *b, const char *dev, const char *type, char *why, s
 	}
 	log_note("writable branch: persistence file %s on %s made in %llu ms", p->persist_path, dev,
 		 (unsigned long long)(sys_now_ms() - t0));
+	return 0;
+}
+
+int persist_file_open(struct boot *b, const struct blkdev *d, char *why, size_t whylen)
+{
+	const struct spec *s = &b->cfg.upper_spec;
+	struct image_req r = { .role = "writable branch", .dev = d->path, .type = d->info.type,
+			       .paths = s->paths, .npaths = s->npaths, .quiet_enoent = 1, .rw = 1 };
+	int rc;
+
+	if (!s->npaths)
+		return 1;
+	rc = image_open(b, &r);
+	if (rc == -ENOENT && !b->persist_on[0]) {
+		b->facts.upper_file_missing = 1; /* the plan makes it when union.persist.size says how big */
+		if (b->plan.persist_bytes) {
+			/* made after the layers are mounted (step_make_persist),
+			 * for the image's mkfs may be the one that runs */
+			IGNORE(strcopy(b->persist_on, sizeof(b->persist_on), d->path)); /* same sizes */
+			IGNORE(strcopy(b->persist_on_type, sizeof(b->persist_on_type), d->info.type));
+			b->upper_dev[0] = b->upper_type[0] = '\0';
+			return 1;
+		}
+	}
+	if (rc < 0) {
+		if (!why[0])
+			IGNORE(strfmt(why, whylen, "writable branch: persistence file %s on %s: %s",
+				      r.paths[0], d->path, image_why(rc))); /* may cut */
+		return rc;
+	}
+	IGNORE(strcopy(b->upper_dev, sizeof(b->upper_dev), r.out_dev));    /* both DEVNODE_MAX */
+	IGNORE(strcopy(b->upper_type, sizeof(b->upper_type), r.out_type)); /* both FSTYPE_MAX */
+	IGNORE(strcopy(b->upper_medium, sizeof(b->upper_medium), d->path)); /* both DEVNODE_MAX */
+	IGNORE(strcopy(b->upper_via, sizeof(b->upper_via), r.via)); /* same size */
+	return 1;
+}
+
+int step_make_persist(struct boot *b, struct step_out *o)
+{
+	struct blkdev d = { .probed = 1 };
+	int rc;
+
+	o->step = STEP_FIND;
+	IGNORE(strcopy(d.path, sizeof(d.path), b->persist_on)); /* same sizes */
+	IGNORE(strcopy(d.info.type, sizeof(d.info.type), b->persist_on_type));
+	rc = persist_make(b, d.path, d.info.type, o->why, sizeof(o->why));
+	if (rc == 0)
+		rc = persist_file_open(b, &d, o->why, sizeof(o->why));
+	if (rc < 0)
+		return rc;
+	devices_found_upper(b);
 	return 0;
 }

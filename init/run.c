@@ -155,6 +155,8 @@ static int run_row(struct boot *b, const struct plan_row *r, struct step_out *o)
 		return verify(b, o);
 	case RUN_MOUNT_LOWER:
 		return step_mount_lower(b, r->arg, o);
+	case RUN_MAKE_PERSIST:
+		return step_make_persist(b, o);
 	case RUN_PROBE_OVERLAY:
 		step_probe_overlay(b);
 		return 0;

@@ -112,6 +112,7 @@ void status_write(struct boot *b)
 	rs.devices_ms = b->t_devices - b->t_modules;
 	rs.mounts_ms = b->t_mounts - b->t_devices;
 	rs.fsck_ms = b->fsck_ms;
+	rs.tools = b->tools_ran;
 	rs.nmessage = log_kept_count();
 	for (unsigned i = 0; i < rs.nmessage; i++)
 		rs.message[i] = log_kept(i);

@@ -12,6 +12,8 @@ struct step_out {
 	int step;                      /* enum plan_step: what failed */
 };
 
+/* init/mkpersist.c: the persistence file the wait found missing, made and opened */
+int step_make_persist(struct boot *b, struct step_out *o);
 /* init/union.c: the read-only layers, the overlay, the root without a branch */
 int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o);
 int step_overlay(struct boot *b, int device, struct step_out *o);

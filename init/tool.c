@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Running a program the board carries (mkfs, fsck) from PID 1: a fixed
+/* Running a tool (mkfs, fsck) from PID 1, the initramfs' or the image's: a fixed
  * environment, its output logged line by line with its name in front, a
  * time limit after which it is killed with everything it started. */
 #include <errno.h>
@@ -41,7 +41,7 @@ static void log_lines(const char *name, char *buf, size_t *len, size_t cap, int 
 /* The child: stdin /dev/null, output into the pipe, and a process group of
  * its own, set on both sides of the fork so no kill of the group can come
  * before it exists: a kill then reaches whatever the tool started. */
-static pid_t spawn(const char *path, char *const argv[], int out)
+static pid_t spawn(const struct tool *t, char *const argv[], int out)
 {
 	static char *const envp[] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
 	pid_t pid = sys_fork();
@@ -55,7 +55,7 @@ static pid_t spawn(const char *path, char *const argv[], int out)
 		IGNORE(sys_dup2(out, 1));             /* the child's own copies: no CLOEXEC */
 		IGNORE(sys_dup2(out, 2));
 		sys_close_from(3);                    /* whatever PID 1 holds stays PID 1's */
-		IGNORE(sys_execve(path, argv, envp)); /* 127 says it */
+		IGNORE(tool_exec(t, argv, envp)); /* 127 says it */
 		sys_exit(127);
 	}
 	if (pid > 0)
@@ -93,9 +93,9 @@ static int ended(pid_t pid, int kill_it, int *st, const char *name)
 	return 1;
 }
 
-static int run_and_wait(const char *path, char *const argv[], unsigned timeout_s)
+static int run_and_wait(const struct tool *t, char *const argv[], unsigned timeout_s)
 {
-	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *path = t->path, *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	uint64_t deadline = sys_now_ms() + (uint64_t)timeout_s * 1000u;
 	char buf[LOG_LINE_MAX / 2];
 	size_t len = 0;
@@ -104,7 +104,7 @@ static int run_and_wait(const char *path, char *const argv[], unsigned timeout_s
 
 	if (rc < 0)
 		return rc;
-	pid = spawn(path, argv, pipefd[1]);
+	pid = spawn(t, argv, pipefd[1]);
 	if (pid < 0) {
 		rc = -errno; /* sys_fork keeps fork's -1 and errno */
 		sys_close(pipefd[0]);
@@ -146,12 +146,12 @@ static int run_and_wait(const char *path, char *const argv[], unsigned timeout_s
 	return 128 + WTERMSIG(st);
 }
 
-int tool_run(const char *path, char *const argv[], unsigned timeout_s)
+int tool_run(const struct tool *t, char *const argv[], unsigned timeout_s)
 {
 	int rc;
 
-	watchdog_step(timeout_s + WD_MARGIN_S, "running %s", path); /* it keeps its own limit */
-	rc = run_and_wait(path, argv, timeout_s);
+	watchdog_step(timeout_s + WD_MARGIN_S, "running %s", t->path); /* it keeps its own limit */
+	rc = run_and_wait(t, argv, timeout_s);
 	watchdog_step_end();
 	return rc;
 }

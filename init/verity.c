@@ -100,7 +100,7 @@ static int setup(struct boot *b, struct vdev *v, unsigned n, char *node, size_t 
 	v->why = "the verity table does not fit";
 	rc = verity_table_format(&t, table, sizeof(table));
 	if (rc == 0)
-		rc = strfmt(name, sizeof(name), "unionroot-verity-%u", n);
+		rc = strfmt(name, sizeof(name), RUN_VERITY_DM_FMT, n);
 	if (rc < 0)
 		return rc;
 	log_debug("read-only layer %u: verity table %s", n, table);

@@ -122,6 +122,12 @@ stick() {
 	done
 }
 
+# fat_state IMG: "dirty" when the FAT file system's dirty flag is set (it was
+# not unmounted cleanly), else "clean".
+fat_state() {
+	if fsck.vfat -n "$1" 2>&1 | grep -q 'Dirty bit is set'; then echo dirty; else echo clean; fi
+}
+
 # new_data FILE [LABEL]: a fresh, empty ext4 writable disk.
 new_data() {
 	rm -f "$1"

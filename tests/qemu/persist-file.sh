@@ -3,14 +3,16 @@
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # User stories of a persistence file on a stick (union.upper=SPEC:/file), as
 # live-boot, casper and Ventoy users keep one: an ext4 image file on a vfat
-# USB stick keeps changes, resets, and survives power cuts; one stick holding
+# USB stick keeps changes, resets, and survives power cuts; at poweroff the
+# root's last act (/run/initramfs/shutdown) leaves the file's ext4 and the
+# stick clean, a cut is recovered at the next boot; one stick holding
 # both the live image and the persistence file; a live CD with the file on
 # another stick; the file missing; on the flash board (which carries
 # e2fsck and mkfs.ext4) the file checked, and a blank file formatted.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-persist-file || exit 0
-need_tools qemu-persist-file xorriso mkfs.vfat mcopy mkfs.ext4 || exit 0
+need_tools qemu-persist-file xorriso mkfs.vfat mcopy mkfs.ext4 fsck.vfat || exit 0
 scratch persist-file
 ROOTFS=$OUTDIR/rootfs.squashfs
 U=/run/unionroot/bin/unionroot
@@ -23,6 +25,7 @@ mkfs.ext4 -q -F "$T/persistence.img" 32M
 stick "$T/stick.img" STICK 64 "$T/persistence.img:/persistence.img"
 ON_STICK=(--usb "$T/stick.img" --append 'union.upper=LABEL=STICK:/persistence.img union.wait=30')
 if boot "$T/1a.log" none "$(change_root kept-on-stick)" "${ON_STICK[@]}" &&
+	fat_state "$T/stick.img" >"$T/1a.fat" &&
 	boot "$T/1b.log" none "$SHOW_CHANGES
 		$U status | sed 's/^/STATUS: /'
 		$U reset --yes >/dev/null && echo MARK-reset-requested" "${ON_STICK[@]}" &&
@@ -42,6 +45,16 @@ if boot "$T/1a.log" none "$(change_root kept-on-stick)" "${ON_STICK[@]}" &&
 	expect "after the reset the next boot is factory: the change is gone" "$T/1c.log" '^MARK-persist=$'
 	expect "after the reset the next boot is factory: the image's file is back" "$T/1c.log" '^MARK-factory-back'
 	expect "the reset was applied inside the file" "$T/1c.log" '^real-init: status: reset=applied'
+	# the demo root's last act is the documented hook, /run/initramfs/shutdown
+	expect "the root's poweroff hands over to the shutdown program" "$T/1a.log" \
+		'^unionroot: shutdown: unmounting the union before poweroff'
+	expect "the shutdown program unmounts the branch, its loop and the stick" "$T/1a.log" \
+		'^unionroot: shutdown: the union and its media are unmounted'
+	expect "the FAT stick is clean after poweroff" "$T/1a.fat" '^clean$'
+	expect_not "after a poweroff the file's journal needs no replay" "$T/1b.log" \
+		'EXT4-fs \(loop[0-9]+\): recovery complete' "the file's ext4 journal was replayed"
+	expect_not "after a poweroff the stick was unmounted cleanly" "$T/1b.log" \
+		'FAT-fs \(sda\): Volume was not properly unmounted' "the stick's dirty flag was set"
 else
 	fail "persistence file on a vfat stick" "no clean boot (see $T/1a.log, $T/1b.log, $T/1c.log)"
 	keep_log "$T/1a.log" "$T/1b.log" "$T/1c.log"
@@ -85,6 +98,8 @@ elif boot "$T/afterw.log" none 'echo "MARK-before=$(cat /root/before)"; find /ro
 	expect "a power cut during writes: what was synced before is there" "$T/afterw.log" '^MARK-before=synced'
 	expect "a power cut during writes: every file reads" "$T/afterw.log" '^MARK-read-all'
 	expect "a power cut during writes: the branch takes writes again" "$T/afterw.log" '^MARK-writable'
+	expect "a power cut during writes: the next boot replays the file's journal" "$T/afterw.log" \
+		'EXT4-fs \(loop[0-9]+\): recovery complete'
 else
 	fail "a power cut during writes: the next boot is clean" "see $T/afterw.log"
 	keep_log "$T/cutw.log" "$T/afterw.log"

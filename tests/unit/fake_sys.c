@@ -291,6 +291,14 @@ int sys_unlinkat(int dir, const char *path, int flags)
 	return (int)ret(unlinkat(dir, real(path, buf, sizeof(buf)), flags));
 }
 
+int sys_link(const char *path, const char *to)
+{
+	char buf[512], buf2[512];
+
+	FAIL("link", to);
+	return (int)ret(link(real(path, buf, sizeof(buf)), real(to, buf2, sizeof(buf2))));
+}
+
 mode_t sys_umask(mode_t mask)
 {
 	IGNORE(call("umask", NULL));
@@ -393,6 +401,21 @@ int sys_execve(const char *path, char *const argv[], char *const envp[])
 	(void)envp;
 	FAIL("execve", path);
 	return -ENOSYS;
+}
+
+int sys_fexecve(int fd, char *const argv[], char *const envp[])
+{
+	(void)argv;
+	(void)envp;
+	FAIL("fexecve", fd_name(fd));
+	return -ENOSYS;
+}
+
+int sys_unshare(int flags)
+{
+	(void)flags;
+	FAIL("unshare", "");
+	return 0;
 }
 
 void sys_exit(int status)

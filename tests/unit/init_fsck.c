@@ -54,7 +54,7 @@ static void absent(void)
 	CHECK_INT(fsck_branch(&b, "ext4", why, sizeof(why)), 0);
 	CHECK_INT(tool_runs, 0);
 	CHECK_INT(b.fsck_ms, 0);
-	CHECK(strstr(console_said(), "writable branch /dev/vdb: no /sbin/e2fsck in this initramfs; not checked"));
+	CHECK(strstr(console_said(), "writable branch /dev/vdb: no /sbin/e2fsck in this initramfs or in the image; not checked"));
 }
 
 static void cannot_run(void)
@@ -95,7 +95,7 @@ static void other_type_unchecked(void)
 }
 
 UNIT_SUITE(init_fsck, { "a clean branch is checked with e2fsck -p", clean },
-	   { "no checker in the initramfs: not checked", absent },
+	   { "no checker in the initramfs or the image: not checked", absent },
 	   { "a checker that cannot run: mounted unchecked", cannot_run },
 	   { "a checker out of time: mounted unchecked", times_out },
 	   { "errors it cannot repair refuse the branch", errors_left },

@@ -5,8 +5,12 @@
  * union.upper=/dev/vdb (ext4), both found, unless a case's prepare says
  * otherwise; init_run.c runs them. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/reboot.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 
 #include "../../init/boot.h"
 #include "../../init/steps.h"
@@ -15,6 +19,8 @@
 #include "lib/record.h"
 #include "lib/runstate.h"
 #include "lib/sys.h"
+#include "lib/sysx.h"
+#include "fake_sys.h"
 
 #define LOWER "mount read-only layer,look for overlayfs,"
 #define DEVICE "mount the writable branch,read its control state,"
@@ -63,6 +69,42 @@ static void e2fsck_finds_errors(void)
 {
 	run_put("sbin/e2fsck", "");
 	tool_forget(4);
+}
+
+/* /dev/vdb holds no persistence file yet: the wait left it to be made */
+static void persist_missing(void)
+{
+	struct boot *b = run_boot_state();
+
+	b->facts.upper_file_missing = 1;
+	b->facts.upper_present = PRESENT_UNKNOWN;
+	b->facts.upper_dev = b->facts.upper_type = NULL;
+	b->upper_dev[0] = b->upper_type[0] = '\0';
+	snprintf(b->persist_on, sizeof(b->persist_on), "/dev/vdb");
+	snprintf(b->persist_on_type, sizeof(b->persist_on_type), "vfat");
+	run_put("dev/loop-control", "");
+	run_put("dev/loop0", "");
+}
+
+/* and the image carries mkfs.ext4, on its read-only layer */
+static void persist_missing_image_mkfs(void)
+{
+	static const struct statfs ro = { .f_flags = ST_RDONLY };
+
+	persist_missing();
+	run_put("run/unionroot/lower/0/sbin/mkfs.ext4", "");
+	IGNORE(sys_fchmodat(AT_FDCWD, "/run/unionroot/lower/0/sbin/mkfs.ext4", 0755));
+	fake_sys_statfs(&ro);
+	tool_forget(0);
+}
+
+static const char *image_mkfs_ran(void)
+{
+	struct boot *b = run_boot_state();
+
+	if (strcmp(b->tools_ran, "/sbin/mkfs.ext4 (read-only layer 1)") != 0 || tool_layer != 1)
+		return b->tools_ran;
+	return NULL;
 }
 
 static void no_overlayfs(void)
@@ -153,6 +195,22 @@ const struct run_case run_cases[] = {
 	  .fault = { { "mount", "/run/unionroot/lower/0", 1, -EINVAL } },
 	  .rows = "mount read-only layer", .power = RB_AUTOBOOT,
 	  .said = "mounting read-only layer 1 /dev/vda (squashfs) failed: ", .never = "mount " RW },
+	{ .kind = RUN_MAKE_PERSIST, .name = "no mkfs in the initramfs nor the image: union.onfail",
+	  .cmdline = "union.upper=/dev/vdb:/p.img union.persist.size=64M", .prepare = persist_missing,
+	  .rows = "mount read-only layer,make the persistence file,union.onfail,look for overlayfs,"
+		  "mount a volatile branch,mount the overlay",
+	  .state = "volatile: writable branch: making persistence file /p.img on /dev/vdb failed: formatting it: No such file",
+	  .said = "no mkfs for ext4 in this initramfs or in the image (/sbin/mkfs.ext4 or /usr/sbin/mkfs.ext4)",
+	  .never = "fexecve" },
+	{ .kind = -1, .name = "no mkfs in the initramfs: the image's makes the persistence file",
+	  .cmdline = "union.upper=/dev/vdb:/p.img union.persist.size=64M", .prepare = persist_missing_image_mkfs,
+	  /* what follows the mkfs is the fake's: its mounts are directories (the
+	   * file made is not where the loop looks) and every statfs answers
+	   * read-only (so the overlay is refused) */
+	  .rows = "mount read-only layer,make the persistence file,union.onfail,look for overlayfs,"
+		  "mount a volatile branch,mount the overlay,mount the read-only root",
+	  .said = "/sbin/mkfs.ext4: none in this initramfs; running read-only layer 1's own, confined to it",
+	  .check = image_mkfs_ran },
 	{ .kind = RUN_PROBE_OVERLAY, .name = "no overlayfs in the kernel nor the image: copy-up",
 	  .prepare = no_overlayfs, .rows = LOWER DEVICE COPYUP "mount the read-only root",
 	  .backend = "bind (read-only)", .said = "no overlay module in the image either" },

@@ -9,6 +9,7 @@
 #include "fake_sys.h"
 
 int tool_answer, tool_runs;
+unsigned tool_layer;
 unsigned tool_took_ms;
 char tool_argv[4][64];
 
@@ -16,15 +17,16 @@ void tool_forget(int answer)
 {
 	tool_answer = answer;
 	tool_runs = 0;
+	tool_layer = 99;
 	tool_took_ms = 0;
 	memset(tool_argv, 0, sizeof(tool_argv));
 }
 
-int tool_run(const char *path, char *const argv[], unsigned timeout_s)
+int tool_run(const struct tool *t, char *const argv[], unsigned timeout_s)
 {
-	(void)path;
 	(void)timeout_s;
 	tool_runs++;
+	tool_layer = t->layer;
 	memset(tool_argv, 0, sizeof(tool_argv));
 	for (int i = 0; i < 4 && argv[i]; i++)
 		snprintf(tool_argv[i], sizeof(tool_argv[i]), "%s", argv[i]);

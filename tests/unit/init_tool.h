@@ -6,6 +6,7 @@
 #define INIT_TOOL_H
 
 extern int tool_answer, tool_runs;
+extern unsigned tool_layer; /* where the last run's tool was: TOOL_INITRAMFS or layer N */
 extern unsigned tool_took_ms;
 extern char tool_argv[4][64]; /* the last run's first four arguments */
 void tool_forget(int answer);

@@ -184,6 +184,7 @@ static const struct golden table[] = {
 	  "layers           /dev/vda\n"
 	  "writable         LABEL=STICK:/persistence.img, persistent (the device is looked for at boot)\n"
 	  "persistence      /persistence.img: made at boot when missing, 512M as ext4 (union.persist.size)\n"
+	  "tools            mkfs and fsck from the initramfs, else the read-only image's own; ran: none\n"
 	  "backend          overlay: overlayfs is available\n"
 	  "failsafe         unknown: the control state is read at boot\n"
 	  "reset            no\n"
@@ -558,12 +559,46 @@ static void a_missing_persistence_file_is_made_only_with_a_size(void)
 	CHECK_STR(p.persist_path, "/p.img");
 	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
 	CHECK(strstr(text, "persistence      /p.img: missing: made now, 1g as f2fs (union.persist.size)\n"));
+	/* made after the layer is mounted, whose mkfs may be the one that runs */
+	CHECK(strstr(text, " 3 mount read-only layer 1 (failing: the boot stops)\n"
+			   "                  4 make the persistence file: union.persist.size (failing: union.onfail)\n"));
+	CHECK(strstr(text, "tools            mkfs and fsck from the initramfs, else the read-only image's own; ran: none\n"));
+	f.tools_ran = "/sbin/mkfs.f2fs (read-only layer 1)";
+	plan_build(&f, &p);
+	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+	CHECK(strstr(text, "; ran: /sbin/mkfs.f2fs (read-only layer 1)\n"));
+	f.tools_ran = NULL;
 	config_defaults(&c);
 	snprintf(buf, sizeof(buf), "union.lower=/dev/vda union.upper=LABEL=STICK:/p.img");
 	config_apply_text(&c, buf, 0, no_err, NULL);
 	plan_build(&f, &p);
 	CHECK_INT(p.persist_make, 0);
 	CHECK_INT(p.persist_bytes, 0);
+}
+
+/* A tool runs from the initramfs when it is there, else from the top-most
+ * layer holding one; found nowhere, none runs. */
+static void a_tool_is_the_initramfs_then_the_top_most_layer(void)
+{
+	static const struct {
+		unsigned found[3];
+		int index;
+		unsigned place;
+	} rows[] = {
+		{ { 0, 0, 0 }, -1, 0 },
+		{ { 1 << 2, 1, 0 }, 1, TOOL_INITRAMFS },   /* the initramfs' second path beats layer 2's first */
+		{ { 1 << 3, 1 << 1, 0 }, 1, 1 },           /* layer 1 before layer 3 */
+		{ { 0, 1 << 2, 1 << 2 }, 1, 2 },           /* within a layer, the table's order */
+		{ { 0, 0, 1 | 1 << 1 }, 2, TOOL_INITRAMFS },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		unsigned place = 77;
+
+		CHECK_INT(plan_tool_choose(rows[i].found, 3, &place), rows[i].index);
+		if (rows[i].index >= 0)
+			CHECK_INT(place, rows[i].place);
+	}
 }
 
 /* The devices the boot waits for: each layer, the writable device, and a
@@ -776,6 +811,7 @@ UNIT_SUITE(plan,
 	   { "without raw flash its media are never found", without_flash_its_media_are_never_found },
 	   { "failsafe on vfat takes an overlay over tmpfs", failsafe_on_vfat_takes_an_overlay_over_tmpfs },
 	   { "a missing persistence file is made only with union.persist.size", a_missing_persistence_file_is_made_only_with_a_size },
+	   { "a tool is the initramfs', then the top-most layer's", a_tool_is_the_initramfs_then_the_top_most_layer },
 	   { "the wait list holds the layers, the branch and the hash devices",
 	     the_wait_list_holds_the_layers_the_branch_and_the_hash_devices },
 	   { "each failure gives the fallback union.onfail names", each_failure_gives_the_fallback_union_onfail_names },

@@ -87,7 +87,7 @@ static void a_tool_past_its_time_is_killed_with_its_children(void)
 
 	CHECK_INT(script(path, sizeof(path), "sleep 30"), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK_INT(tool_run(path, argv, 1), -ETIMEDOUT);
+	CHECK_INT(tool_run(&(struct tool){ path, TOOL_INITRAMFS }, argv, 1), -ETIMEDOUT);
 	CHECK(elapsed_ms(&t0) < 5000);
 	pid = grandchild();
 	CHECK(pid > 0);
@@ -103,7 +103,7 @@ static void a_tool_that_ends_leaves_nothing_behind(void)
 
 	CHECK_INT(script(path, sizeof(path), "exit 3"), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK_INT(tool_run(path, argv, 10), 3);
+	CHECK_INT(tool_run(&(struct tool){ path, TOOL_INITRAMFS }, argv, 10), 3);
 	CHECK(elapsed_ms(&t0) < 5000); /* not held until the deadline by the child */
 	pid = grandchild();
 	CHECK(pid > 0);
@@ -125,7 +125,7 @@ static void a_tool_gets_no_descriptor_of_pid1(void)
 	snprintf(tail, sizeof(tail), "for f in 57 %d; do [ -e /proc/$$/fd/$f ] && echo -n \"$f \"; done >%s; exit 0",
 		 held, fds);
 	CHECK_INT(script(path, sizeof(path), tail), 0);
-	CHECK_INT(tool_run(path, argv, 10), 0);
+	CHECK_INT(tool_run(&(struct tool){ path, TOOL_INITRAMFS }, argv, 10), 0);
 	close(57);
 	close(held);
 	fd = open(fds, O_RDONLY | O_CLOEXEC);

@@ -82,20 +82,35 @@ static void print_devices(void)
 	out("%s\n", n ? "" : " none present now");
 }
 
-/* The drivers this boot left to the real init (union.drivers=boot), from
- * its status record: hardware present that no medium was found on. The
- * value as stored, escaped. */
-static void print_left(void)
+/* The value of key in this boot's status record, as stored (escaped); ""
+ * when it has none or unionroot did not boot it. */
+static const char *status_value(const char *key, char *val, size_t cap)
 {
 	static char text[RECORD_MAX + RECORD_TAIL_MAX];
 	const char *p = text;
 	struct record_line l;
 
+	val[0] = '\0';
 	if (sys_read_file(RUN_STATUS, text, sizeof(text)) < 0)
-		return; /* not booted by unionroot */
+		return val;
 	while (record_next(&p, &l))
-		if (l.key_len == 12 && memcmp(l.key, "drivers_left", 12) == 0 && l.val_len)
-			out("%-16s %.*s (this boot)\n", "drivers left", (int)l.val_len, l.val);
+		if (l.key_len == strlen(key) && memcmp(l.key, key, l.key_len) == 0 && l.val_len < cap) {
+			memcpy(val, l.val, l.val_len);
+			val[l.val_len] = '\0';
+		}
+	return val;
+}
+
+/* The drivers this boot left to the real init (union.drivers=boot), from
+ * its status record: hardware present that no medium was found on. */
+static void print_left(void)
+{
+	static char left[512];
+
+	status_value("drivers_left", left, sizeof(left));
+
+	if (left[0])
+		out("%-16s %s (this boot)\n", "drivers left", left);
 }
 
 /* mtd:NAME is /dev/mtdblockN, ubi:VOLUME a UBI volume (its ubiblock device
@@ -301,11 +316,12 @@ static int print_plan(const struct config *c)
 				.no_flash = PLAN_NO_FLASH };
 	struct plan p;
 	static char text[PLAN_TEXT_MAX];
-	static char dev[DEVNODE_MAX], type[FSTYPE_MAX];
+	static char dev[DEVNODE_MAX], type[FSTYPE_MAX], tools[192];
 	const struct blkdev *waiting;
 	unsigned count;
 
 	kernel_facts(&f);
+	f.tools_ran = status_value("tools", tools, sizeof(tools));
 	f.upper_dev = dev;
 	f.upper_type = type;
 	if (c->upper_is_spec) {

@@ -67,6 +67,8 @@ int runstate_write(const struct runstate *rs, struct sbuf *sb)
 		    (unsigned long long)rs->devices_ms, (unsigned long long)rs->mounts_ms);
 	if (rs->fsck_ms)
 		record_addf(sb, "fsck_ms=%llu", (unsigned long long)rs->fsck_ms);
+	if (*str(rs->tools))
+		record_addf(sb, "tools=%s", rs->tools);
 	for (unsigned i = 0; i < rs->nmessage && i < RUNSTATE_MESSAGES_MAX; i++)
 		record_addf(sb, "message=%s", str(rs->message[i]));
 	if (rs->handoff)
@@ -117,6 +119,7 @@ static const struct key_row keys[] = {
 	ROW("upgrade", K_STR, upgrade),
 	ROW("pid1_ms", K_PID1, pid1_ms),
 	ROW("fsck_ms", K_U64, fsck_ms),
+	ROW("tools", K_STR, tools),
 	ROW("handoff_ms", K_HANDOFF, handoff_ms),
 };
 

@@ -31,6 +31,12 @@
 #define RUN_STATUS RUNDIR "/" RUN_STATUS_NAME
 #define RUN_PLAN_NAME "plan"                /* in RUNDIR: the plan's text form */
 #define RUN_PLAN RUNDIR "/" RUN_PLAN_NAME
+/* systemd-shutdown's way back (dracut's too): when RUN_SHUTDOWN is
+ * executable it switches root into RUN_INITRAMFS, the old root at
+ * /oldroot, and runs /shutdown there as PID 1 */
+#define RUN_INITRAMFS "/run/initramfs"
+#define RUN_SHUTDOWN RUN_INITRAMFS "/shutdown"
+#define RUN_VERITY_DM_FMT "unionroot-verity-%u" /* layer N's dm-verity device, from 1 */
 
 /* The capacities of the record: as many layers as a SPEC list holds
  * (spec.h's SPEC_LIST_MAX), as many messages as the log keeps (LOG_KEEP). */
@@ -81,6 +87,7 @@ struct runstate {
 	const char *upgrade;  /* "" when the layers did not change */
 	uint64_t pid1_ms, modules_ms, devices_ms, mounts_ms;
 	uint64_t fsck_ms;     /* 0: no fsck_ms line */
+	const char *tools;    /* the mkfs and fsck that ran and where from, "" none */
 	const char *message[RUNSTATE_MESSAGES_MAX];
 	unsigned nmessage;
 	int handoff;          /* the hand-off's line, appended later, is there */

@@ -5,6 +5,7 @@
 #include "lib/sysx.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
@@ -122,6 +123,11 @@ int sys_unlinkat(int dir, const char *path, int flags)
 	return (int)ret(unlinkat(dir, path, flags));
 }
 
+int sys_link(const char *path, const char *to)
+{
+	return (int)ret(link(path, to));
+}
+
 mode_t sys_umask(mode_t mask)
 {
 	return umask(mask);
@@ -150,6 +156,16 @@ int sys_umount2(const char *path, int flags)
 int sys_execve(const char *path, char *const argv[], char *const envp[])
 {
 	return (int)ret(execve(path, argv, envp));
+}
+
+int sys_fexecve(int fd, char *const argv[], char *const envp[])
+{
+	return (int)ret(syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH));
+}
+
+int sys_unshare(int flags)
+{
+	return (int)ret(unshare(flags));
 }
 
 void sys_exit(int status)

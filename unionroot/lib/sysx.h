@@ -58,6 +58,7 @@ static inline int sys_mkdir(const char *path, mode_t mode)
 }
 /* unlinkat(2); AT_REMOVEDIR for a directory */
 int sys_unlinkat(int dir, const char *path, int flags) WUR;
+int sys_link(const char *path, const char *to) WUR;
 mode_t sys_umask(mode_t mask);
 int sys_chdir(const char *path) WUR;
 int sys_fchdir(int fd) WUR;
@@ -66,6 +67,9 @@ int sys_umount2(const char *path, int flags) WUR;
 
 /* processes */
 int sys_execve(const char *path, char *const argv[], char *const envp[]) WUR;
+/* execveat(fd, "", ..., AT_EMPTY_PATH): the file fd is, wherever its path leads now */
+int sys_fexecve(int fd, char *const argv[], char *const envp[]) WUR;
+int sys_unshare(int flags) WUR;
 NORETURN void sys_exit(int status);
 /* sync(), then reboot(how) unless how is 0 (a sync alone); returns when refused. */
 void sys_power(int how);

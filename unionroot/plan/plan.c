@@ -261,6 +261,17 @@ static void fallback_why(const struct plan_facts *f, struct plan *p)
 	IGNORE(sbuf_done(&sb)); /* a cut reason still says the branch failed */
 }
 
+int plan_tool_choose(const unsigned *found, unsigned n, unsigned *place)
+{
+	for (unsigned at = 0; at <= SPEC_LIST_MAX; at++)
+		for (unsigned i = 0; i < n; i++)
+			if (found[i] >> at & 1) {
+				*place = at;
+				return (int)i;
+			}
+	return -1;
+}
+
 void plan_build(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;

@@ -88,6 +88,7 @@ enum run_kind {
 	RUN_FALLBACK,       /* union.onfail's answer to a writable branch that failed */
 	RUN_VERIFY,         /* dm-verity over the layers union.verity names */
 	RUN_MOUNT_LOWER,    /* read-only layer arg (1-based) */
+	RUN_MAKE_PERSIST,   /* the missing persistence file, made: the layers' mkfs may serve */
 	RUN_PROBE_OVERLAY,  /* what overlayfs the kernel offers: a fact */
 	RUN_NO_COPYUP,      /* copy-up is needed, and the build has none: said */
 	RUN_MOUNT_BRANCH,   /* check, mount and open the writable device */
@@ -142,6 +143,7 @@ struct plan_facts {
 	int no_copyup;                 /* this build has no copy-up backend */
 	int no_verity;                 /* nor dm-verity */
 	int no_flash;                  /* nor raw flash (mtd:, ubi:, union.ubi=) */
+	const char *tools_ran;         /* the tools that ran and where from, "" or NULL none */
 };
 
 struct plan {
@@ -198,6 +200,13 @@ const struct verity_arg *plan_verity(const struct plan *p, unsigned n);
 #define PLAN_NEEDS_VERITY "read-only layer %u: union.verity= asks for dm-verity, which this build leaves out (VERITY=0)"
 
 void plan_build(const struct plan_facts *f, struct plan *p);
+/* Where a tool (mkfs, fsck) runs from, by where each of its n candidates is
+ * found (found[i]: bit 0 the initramfs, bit N read-only layer N): the
+ * initramfs first, whose tools the board chose for this kernel, then the
+ * top-most layer's own; never the writable branch, which is no place here.
+ * The candidate's index with *place, or -1 when none is anywhere. */
+#define TOOL_INITRAMFS 0
+int plan_tool_choose(const unsigned *found, unsigned n, unsigned *place);
 /* union.upper as the plan's text says it: its SPEC written out, else as given. */
 #define PLAN_SPEC_TEXT_MAX (SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX)
 void plan_upper_text(const struct config *c, char *buf, size_t cap);

@@ -81,6 +81,8 @@ void plan_rows(struct plan *p)
 		add(p, RUN_VERIFY, 0, RUNFAIL_VERITY, NULL);
 	for (unsigned i = 1; i <= p->nlayers; i++)
 		add(p, RUN_MOUNT_LOWER, i, RUNFAIL_STOP, NULL);
+	if (p->persist_make && p->upper_kind == UPPER_DEVICE && !p->upper_failed)
+		add(p, RUN_MAKE_PERSIST, 0, RUNFAIL_BRANCH, "union.persist.size");
 	if (p->upper_kind != UPPER_NONE && p->nlayers)
 		add(p, RUN_PROBE_OVERLAY, 0, RUNFAIL_NONE, NULL);
 	if (p->upper_failed && !not_found(f))
@@ -120,6 +122,7 @@ const char *plan_row_name(int kind)
 		[RUN_FALLBACK] = "union.onfail",
 		[RUN_VERIFY] = "verify the read-only layers",
 		[RUN_MOUNT_LOWER] = "mount read-only layer",
+		[RUN_MAKE_PERSIST] = "make the persistence file",
 		[RUN_PROBE_OVERLAY] = "look for overlayfs",
 		[RUN_NO_COPYUP] = "no copy-up in this build",
 		[RUN_MOUNT_BRANCH] = "mount the writable branch",

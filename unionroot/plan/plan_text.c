@@ -49,6 +49,18 @@ static void persist_line(struct sbuf *sb, const struct plan *p)
 			  c->persist_size, p->persist_fs);
 }
 
+/* mkfs and fsck: plan_tool_choose's order, and what ran (a fact). */
+static void tools_line(struct sbuf *sb, const struct plan *p)
+{
+	const char *ran = p->facts->tools_ran;
+
+	if (!(ran && ran[0]) && !p->persist_bytes)
+		return;
+	sbuf_addf(sb, KEY "%s%s\n", "tools",
+		  "mkfs and fsck from the initramfs, else the read-only image's own; ran: ",
+		  ran && ran[0] ? ran : "none");
+}
+
 static void backend_line(struct sbuf *sb, const struct plan *p)
 {
 	static const char names[][21] = { "overlay", "copy-up", "read-only", "none, the boot stops" };
@@ -165,6 +177,7 @@ int plan_format_decisions(const struct plan *p, char *buf, size_t cap)
 	upper_line(&sb, p, spec);
 	if (p->persist_path)
 		persist_line(&sb, p);
+	tools_line(&sb, p);
 	backend_line(&sb, p);
 	if (p->upper_kind == UPPER_DEVICE || p->decided.failsafe)
 		branch_lines(&sb, p);
