@@ -524,6 +524,140 @@ static void truncated_tables_are_partial_or_none_never_a_crash(void)
 	}
 }
 
+/* ---- a partition added (parttab_add.c) ---- */
+
+#define BIG_SECTORS 8192u /* the 4 MiB stick a 512 KiB image was written to */
+
+/* the dd'd hybrid ISO's MBR: partition 1 over the image from sector 0, an
+ * EFI partition inside it */
+static void added_mbr_partition_follows_the_image_on_the_next_mib(void)
+{
+	struct part_new n;
+	uint8_t mbr[512];
+
+	memset(disk, 0, DISK_MAX);
+	mbr_entry(disk, 0, 0x17, 0, 1000);
+	mbr_entry(disk, 1, 0xef, 100, 50);
+	memcpy(mbr, disk, 512);
+	CHECK_INT(parttab_add_mbr(mbr, BIG_SECTORS, 0, 2048, &n), 0);
+	CHECK_INT(n.num, 3);
+	CHECK_INT(n.start, 2048);
+	CHECK_INT(n.sectors, BIG_SECTORS - 2048);
+	memcpy(disk, mbr, 512);
+	CHECK_INT(run(BIG_SECTORS * 512, 512, 300), 3);
+	CHECK_INT(parts[2].num, 3);
+	CHECK_INT(parts[2].start_lba, 2048);
+	CHECK_INT(parts[2].nr_lba, BIG_SECTORS - 2048);
+	/* a second one follows the first; a fixed size is kept */
+	CHECK_INT(parttab_add_mbr(mbr, BIG_SECTORS * 2, 2048, 2048, &n), 0);
+	CHECK_INT(n.num, 4);
+	CHECK_INT(n.start, BIG_SECTORS);
+	CHECK_INT(n.sectors, 2048);
+	/* no slot left; no room; not an MBR; a GPT's protective MBR */
+	CHECK_INT(parttab_add_mbr(mbr, BIG_SECTORS * 4, 0, 2048, &n), -ENOSPC);
+	memcpy(mbr, disk, 512);
+	CHECK_INT(parttab_add_mbr(mbr, 2048 + 100, 0, 2048, &n), -ENOSPC);
+	CHECK_INT(parttab_add_mbr(mbr, BIG_SECTORS, BIG_SECTORS, 0, &n), -ENOSPC);
+	mbr[510] = 0;
+	CHECK_INT(parttab_add_mbr(mbr, BIG_SECTORS, 0, 2048, &n), -EINVAL);
+	mk_gpt(512);
+	memcpy(mbr, disk, 512);
+	CHECK_INT(parttab_add_mbr(mbr, BIG_SECTORS, 0, 2048, &n), -EINVAL);
+}
+
+static uint8_t g_hdr[512], g_backup[512], g_array[128 * 128];
+
+/* mk_gpt's 512 KiB table on a 4 MiB stick, the new partition computed */
+static int gpt_added(struct part_new *n, uint64_t *backup_lba)
+{
+	static const uint8_t guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+	mk_gpt(512);
+	memcpy(g_hdr, disk + 512, 512);
+	memcpy(g_array, disk + 2 * 512, sizeof(g_array));
+	return parttab_add_gpt(g_hdr, g_backup, g_array, sizeof(g_array), 512, BIG_SECTORS, 0, 2048,
+			       guid, "persistence", n, backup_lba);
+}
+
+static void added_gpt_partition_moves_the_backup_to_the_disks_end(void)
+{
+	struct part_new n;
+	uint64_t blba;
+
+	CHECK_INT(gpt_added(&n, &blba), 0);
+	CHECK_INT(n.num, 2); /* the free slot between 1 and 3 */
+	CHECK_INT(n.start, 2048);
+	CHECK_INT(blba, BIG_SECTORS - 1 - 32);
+	CHECK_INT(n.sectors, blba - 2048);
+	/* the writes in their order */
+	memcpy(disk + blba * 512, g_array, sizeof(g_array));
+	memcpy(disk + (BIG_SECTORS - 1) * 512, g_backup, 512);
+	memcpy(disk + 2 * 512, g_array, sizeof(g_array));
+	memcpy(disk + 512, g_hdr, 512);
+	CHECK_INT(run(BIG_SECTORS * 512, 512, 300), 3);
+	CHECK_INT(parts[1].num, 2);
+	CHECK_INT(parts[1].start_lba, 2048);
+	CHECK_INT(parts[1].nr_lba, blba - 2048);
+	CHECK_STR(parts[1].partlabel, "persistence");
+	CHECK_STR(parts[1].partuuid, "04030201-0605-0807-090a-0b0c0d0e0f10");
+	/* the backup alone is the same table: the primary's loss costs nothing */
+	memset(disk + 512, 0, 512);
+	CHECK_INT(run(BIG_SECTORS * 512, 512, 300), 3);
+	CHECK_INT(parts[1].start_lba, 2048);
+}
+
+/* A cut after each write: the old table, or the whole new one. */
+static void added_gpt_partition_is_old_or_whole_after_a_cut_at_each_write(void)
+{
+	struct part_new n;
+	uint64_t blba;
+
+	for (int writes = 0; writes <= 4; writes++) {
+		CHECK_INT(gpt_added(&n, &blba), 0);
+		if (writes > 0)
+			memcpy(disk + blba * 512, g_array, sizeof(g_array));
+		if (writes > 1)
+			memcpy(disk + (BIG_SECTORS - 1) * 512, g_backup, 512);
+		if (writes > 2)
+			memcpy(disk + 2 * 512, g_array, sizeof(g_array));
+		if (writes > 3)
+			memcpy(disk + 512, g_hdr, 512);
+		/* before the primary's array changes, its old table; after, the new one */
+		CHECK_INT(run(BIG_SECTORS * 512, 512, 300), writes > 2 ? 3 : 2);
+		CHECK_INT(parts[1].num, writes > 2 ? 2 : 3);
+	}
+}
+
+static void added_gpt_refuses_a_bad_table_and_leaves_it_as_it_was(void)
+{
+	static const uint8_t guid[16];
+	struct part_new n;
+	uint64_t blba;
+	uint8_t before[512];
+
+	mk_gpt(512);
+	memcpy(g_hdr, disk + 512, 512);
+	memcpy(g_array, disk + 2 * 512, sizeof(g_array));
+	g_array[40] ^= 1; /* the array's CRC fails */
+	memcpy(before, g_hdr, 512);
+	CHECK_INT(parttab_add_gpt(g_hdr, g_backup, g_array, sizeof(g_array), 512, BIG_SECTORS, 0, 2048,
+				  guid, "p", &n, &blba), -EINVAL);
+	CHECK(memcmp(before, g_hdr, 512) == 0);
+	g_array[40] ^= 1;
+	g_hdr[30] ^= 1;  /* the header's CRC fails */
+	memcpy(before, g_hdr, 512);
+	CHECK_INT(parttab_add_gpt(g_hdr, g_backup, g_array, sizeof(g_array), 512, BIG_SECTORS, 0, 2048,
+				  guid, "p", &n, &blba), -EINVAL);
+	CHECK(memcmp(before, g_hdr, 512) == 0);
+	g_hdr[30] ^= 1;
+	/* the array's size is not the header's */
+	CHECK_INT(parttab_add_gpt(g_hdr, g_backup, g_array, 64 * 128, 512, BIG_SECTORS, 0, 2048,
+				  guid, "p", &n, &blba), -EINVAL);
+	/* no room behind the last partition on the image's own size */
+	CHECK_INT(parttab_add_gpt(g_hdr, g_backup, g_array, sizeof(g_array), 512, 1024, 0, 2048,
+				  guid, "p", &n, &blba), -ENOSPC);
+}
+
 UNIT_SUITE(parttab,
 	{ "GPT partitions keep their numbers, lower-case GUIDs and UTF-8 names", gpt_partitions_with_guid_and_utf8_names },
 	{ "a GPT on 4 KiB sectors is read with 4096, not with 512", gpt_on_4k_sectors },
@@ -550,4 +684,8 @@ UNIT_SUITE(parttab,
 	{ "an MBR with garbage boot flags is no table", mbr_with_garbage_boot_flags_is_no_table },
 	{ "a FAT boot sector is a filesystem, not a partition table", fat_boot_sector_is_not_a_partition_table },
 	{ "a disk without 0x55AA, empty or shorter than a sector has no table", no_signature_is_no_table },
-	{ "a table truncated at every length is partial or none, never a crash", truncated_tables_are_partial_or_none_never_a_crash });
+	{ "a table truncated at every length is partial or none, never a crash", truncated_tables_are_partial_or_none_never_a_crash },
+	{ "an added MBR partition follows the image on the next MiB", added_mbr_partition_follows_the_image_on_the_next_mib },
+	{ "an added GPT partition moves the backup to the disk's end", added_gpt_partition_moves_the_backup_to_the_disks_end },
+	{ "an added GPT partition is old or whole after a cut at each write", added_gpt_partition_is_old_or_whole_after_a_cut_at_each_write },
+	{ "adding to a bad GPT is refused and leaves it as it was", added_gpt_refuses_a_bad_table_and_leaves_it_as_it_was });

@@ -47,6 +47,12 @@ static inline void put_le32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
+static inline void put_le64(uint8_t *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
 /* 1 when [off, off + n) lies inside a buffer of len bytes; no overflow. */
 static inline int span_ok(size_t len, size_t off, size_t n)
 {
