@@ -46,6 +46,10 @@ struct boot {
 	char upper_type[FSTYPE_MAX];
 	char upper_medium[DEVNODE_MAX];             /* a persistence file's medium, "" */
 	char upper_via[SPEC_PATHS_MAX * 64]; /* "/dev/sda1:/persistence.img (direct I/O)" */
+	char lower_disk[32];               /* the whole disk read-only layer 1 was found on,
+					    * where a persistence partition is made; "" */
+	uint64_t lower_disk_end;           /* the bytes its file system spans there, when
+					    * found on the whole disk (a dd'd ISO); 0 */
 	char persist_on[DEVNODE_MAX], persist_on_type[FSTYPE_MAX]; /* the medium of a persistence
 					    * file to make, once the layers are mounted; "" none */
 	char hash_missing[PLAN_FAIL_MAX];  /* a hash tree's device not found: why, "" */
@@ -229,9 +233,10 @@ int fsck_branch(struct boot *b, const char *type, char *why, size_t cap);
 /* init/firstboot.c: a blank writable medium gets the file system that
  * union.format= names; sets upper_type when it did. */
 void firstboot(struct boot *b);
-/* Runs the formatter the initramfs carries for type on dev: 0, -ENOENT when
- * it carries none, or -errno; failures are logged. */
-int firstboot_mkfs(struct boot *b, const char *dev, const char *type) WUR;
+/* Runs the formatter the initramfs (else the image) carries for type on dev,
+ * labelling the file system label (NULL: none): 0, -ENOENT when there is
+ * none, or -errno; failures are logged. */
+int firstboot_mkfs(struct boot *b, const char *dev, const char *type, const char *label) WUR;
 /* init/noinitramfs.c: without an initramfs, makes the running root the
  * read-only layer (sets pivot) or, when no union can be built on it, starts
  * the real init on it; the mount of layer 1; the pivot_root in handoff. */

@@ -98,7 +98,7 @@ void configure(struct boot *b)
 				c->crashafter);
 		else if (rc < 0)
 			log_err("ignoring union.test.crashafter=\"%s\": not one of \"%s\"; booting normally",
-				c->crashafter, RESET_STEPS);
+				c->crashafter, CRASH_STEPS);
 	}
 	if (c->stall && crashpoint_stall_arm((unsigned)c->stall) < 0)
 		log_err("ignoring union.test.stall=%d: only test builds honour it; booting normally",

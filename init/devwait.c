@@ -59,6 +59,10 @@ static int open_chain(struct boot *b, struct want *w, const struct blkdev *d, in
 	struct reach via;
 	int rc;
 
+	if (w->spec == b->lower) { /* a persistence partition goes on its disk, past it */
+		IGNORE(strcopy(b->lower_disk, sizeof(b->lower_disk), d->partnum ? d->disk : d->name));
+		b->lower_disk_end = d->partnum ? 0 : d->info.bytes;
+	}
 	if (is_upper(b, w) || !media_opens(w->spec, d->info.type, r.toram))
 		return 1;
 	if (!r.npaths && (w->spec->kind == SPEC_AUTO || media_holds_images(d->info.type))) {
@@ -217,11 +221,13 @@ static void want_failed(struct boot *b, struct want *w, char *why, size_t whylen
 
 	w->done = -1;
 	IGNORE(spec_format(w->spec, text, sizeof(text))); /* message only */
-	if (is_upper(b, w)) { /* a fact: the plan built from it falls back */
-		if (!why[0])
-			IGNORE(strfmt(why, whylen, "writable device %s not found", text));
-		b->facts.failed_step = STEP_FIND;
+	if (is_upper(b, w)) { /* a fact: the plan built from it falls back, or makes it */
 		b->facts.failed_errno = -ENODEV;
+		if (!why[0]) { /* not there: a persistence partition may be made */
+			b->facts.upper_present = PRESENT_NO;
+			return;
+		}
+		b->facts.failed_step = STEP_FIND; /* refused, and why */
 		IGNORE(strcopy(b->facts.upper_failed, sizeof(b->facts.upper_failed), why)); /* cut: still said */
 		return;
 	}

@@ -121,14 +121,25 @@ static int format_mark(const char *dev, enum mark_op op, struct geometry *g)
 	return rc;
 }
 
-static int run_mkfs(const struct tool *t, const char (*args)[8], const char *dev, const char *size)
+/* The option that names the file system's label, by the formatter's type. */
+static const char *label_option(const char *type)
 {
-	char *argv[9];
+	return strcmp(type, "ext4") == 0 ? "-L" : strcmp(type, "f2fs") == 0 ? "-l" : "-n";
+}
+
+static int run_mkfs(const struct tool *t, const char (*args)[8], const char *type, const char *label,
+		    const char *dev, const char *size)
+{
+	char *argv[11];
 	int argc = 0, rc;
 
 	argv[argc++] = (char *)t->path;
 	for (unsigned i = 0; i < 2 && args[i][0]; i++)
 		argv[argc++] = (char *)args[i];
+	if (label) {
+		argv[argc++] = (char *)label_option(type);
+		argv[argc++] = (char *)label;
+	}
 	argv[argc++] = (char *)dev;
 	if (size)
 		argv[argc++] = (char *)size;
@@ -140,7 +151,7 @@ static int run_mkfs(const struct tool *t, const char (*args)[8], const char *dev
 /* g: the whole medium, of which the file system leaves the last MiB to the
  * mark; NULL: the whole medium (or file) is the file system. */
 static int firstboot_mkfs_sized(struct boot *b, const char *dev, const char *type,
-				const struct geometry *g)
+				const char *label, const struct geometry *g)
 {
 	uint64_t fs = g ? g->bytes - FORMAT_MARK_SPAN : 0;
 	unsigned sector = g && g->sector ? g->sector : 512, row[ARRAY_SIZE(mkfs_tools)], n = 0;
@@ -166,15 +177,15 @@ static int firstboot_mkfs_sized(struct boot *b, const char *dev, const char *typ
 	else
 		fmt_sn(size, sizeof(size), mkfs_tools[i].size == SIZE_KSUFFIX ? "%lluk" : "%llu",
 		       (unsigned long long)(fs / 1024));
-	rc = run_mkfs(&t, mkfs_tools[i].args, dev, g ? size : NULL);
+	rc = run_mkfs(&t, mkfs_tools[i].args, type, label, dev, g ? size : NULL);
 	if (rc < 0)
 		log_err("formatting %s as %s with %s failed", dev, type, t.path);
 	return rc;
 }
 
-int firstboot_mkfs(struct boot *b, const char *dev, const char *type)
+int firstboot_mkfs(struct boot *b, const char *dev, const char *type, const char *label)
 {
-	return firstboot_mkfs_sized(b, dev, type, NULL);
+	return firstboot_mkfs_sized(b, dev, type, label, NULL);
 }
 
 /* Not blank, but marked by a format of ours that a cut stopped: 1. */
@@ -214,7 +225,7 @@ static int format_block(struct boot *b, const char *type)
 			b->upper_dev, strerror(-rc));
 		return rc;
 	}
-	rc = firstboot_mkfs_sized(b, b->upper_dev, type, rc < 0 ? NULL : &g);
+	rc = firstboot_mkfs_sized(b, b->upper_dev, type, NULL, rc < 0 ? NULL : &g);
 	if (rc == 0 && g.bytes >= 2ull * FORMAT_MARK_SPAN &&
 	    (rc = format_mark(b->upper_dev, MARK_CLEAR, &g)) < 0)
 		log_err("writable branch %s: clearing the mark of the format failed: %s; it is formatted again at the next boot",

@@ -44,7 +44,7 @@ static int format_file(struct boot *b, int fd, const char *fs)
 	if (loop < 0)
 		return loop;
 	sys_close(loop);
-	rc = firstboot_mkfs(b, ld.path, fs);
+	rc = firstboot_mkfs(b, ld.path, fs, NULL);
 	if (loop_detach(ld.path) < 0)
 		log_warn("cannot detach %s; it stays attached", ld.path);
 	/* the loop wrote through the file's page cache */

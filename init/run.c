@@ -157,6 +157,8 @@ static int run_row(struct boot *b, const struct plan_row *r, struct step_out *o)
 		return step_mount_lower(b, r->arg, o);
 	case RUN_MAKE_PERSIST:
 		return step_make_persist(b, o);
+	case RUN_MAKE_PART:
+		return step_make_part(b, o);
 	case RUN_PROBE_OVERLAY:
 		step_probe_overlay(b);
 		return 0;
@@ -271,7 +273,7 @@ int boot_turn(struct boot *b)
 	if (!r) /* the last row hands over and never returns */
 		rescue_fatal(b, "the plan has no step left");
 	if (!b->mount_broken && r->kind != RUN_MODULES && r->kind != RUN_WAIT_MEDIA &&
-	    r->kind != RUN_FORMAT && !(r->kind == RUN_FALLBACK && b->facts.failed_step == STEP_FIND)) {
+	    r->kind != RUN_FORMAT && !(r->kind == RUN_FALLBACK && b->facts.lowers_mounted == 0)) {
 		rescue_break(b, BREAK_MOUNT, "mount");
 		watchdog_phase(WD_PHASE_S, "building the union");
 		b->mount_broken = 1;

@@ -14,6 +14,9 @@ struct step_out {
 
 /* init/mkpersist.c: the persistence file the wait found missing, made and opened */
 int step_make_persist(struct boot *b, struct step_out *o);
+/* init/mkpart.c: the persistence partition the wait found missing, made
+ * after the last one on layer 1's disk and found by its label */
+int step_make_part(struct boot *b, struct step_out *o);
 /* init/union.c: the read-only layers, the overlay, the root without a branch */
 int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o);
 int step_overlay(struct boot *b, int device, struct step_out *o);

@@ -80,7 +80,7 @@ static void image(unsigned long flags, int in_initramfs)
 static void image_mkfs_runs(void)
 {
 	image(ST_RDONLY, 0);
-	CHECK_INT(firstboot_mkfs(&b, "/dev/loop1", "ext4"), 0);
+	CHECK_INT(firstboot_mkfs(&b, "/dev/loop1", "ext4", NULL), 0);
 	CHECK_INT(tool_layer, 1);
 	CHECK_STR(tool_argv[0], "/sbin/mkfs.ext4");
 	CHECK_STR(b.tools_ran, "/sbin/mkfs.ext4 (read-only layer 1)");
@@ -90,7 +90,7 @@ static void image_mkfs_runs(void)
 static void initramfs_mkfs_first(void)
 {
 	image(ST_RDONLY, 1);
-	CHECK_INT(firstboot_mkfs(&b, "/dev/loop1", "ext4"), 0);
+	CHECK_INT(firstboot_mkfs(&b, "/dev/loop1", "ext4", NULL), 0);
 	CHECK_INT(tool_layer, TOOL_INITRAMFS);
 	CHECK_STR(b.tools_ran, "/sbin/mkfs.ext4 (initramfs)");
 }
@@ -98,7 +98,7 @@ static void initramfs_mkfs_first(void)
 static void writable_mount_never_runs(void)
 {
 	image(0, 0); /* the "layer" is mounted read-write */
-	CHECK_INT(firstboot_mkfs(&b, "/dev/loop1", "ext4"), -ENOENT);
+	CHECK_INT(firstboot_mkfs(&b, "/dev/loop1", "ext4", NULL), -ENOENT);
 	CHECK_INT(tool_runs, 0);
 	CHECK_STR(b.tools_ran, "");
 }
@@ -106,7 +106,7 @@ static void writable_mount_never_runs(void)
 static void symlink_out_of_layer_never_runs(void)
 {
 	image(ST_RDONLY, 0);
-	CHECK_INT(firstboot_mkfs(&b, "/dev/loop1", "f2fs"), -ENOENT);
+	CHECK_INT(firstboot_mkfs(&b, "/dev/loop1", "f2fs", NULL), -ENOENT);
 	CHECK_INT(tool_runs, 0);
 	CHECK(strstr(console_said(), "/dev/loop1: no mkfs for f2fs in this initramfs or in the image (/sbin/mkfs.f2fs or /usr/sbin/mkfs.f2fs)"));
 }
@@ -115,7 +115,7 @@ static void mkfs_missing(void)
 {
 	initramfs(0);
 	fake_sys_fail("fstatat", NULL, 0, -ENOENT);
-	CHECK_INT(firstboot_mkfs(&b, "/dev/vdb", "f2fs"), -ENOENT);
+	CHECK_INT(firstboot_mkfs(&b, "/dev/vdb", "f2fs", NULL), -ENOENT);
 	CHECK_INT(fake_sys_count("fstatat /sbin/mkfs.f2fs"), 1);
 	CHECK_INT(fake_sys_count("fstatat /usr/sbin/mkfs.f2fs"), 1);
 	CHECK_INT(fake_sys_count("fstatat /sbin/mkfs.ext4"), 0);
@@ -127,14 +127,14 @@ static void second_path_wins(void)
 {
 	initramfs(0);
 	fake_sys_fail("fstatat", "/sbin/mkfs.ext4", 0, -ENOENT);
-	CHECK_INT(firstboot_mkfs(&b, "/dev/vdb", "ext4"), 0);
+	CHECK_INT(firstboot_mkfs(&b, "/dev/vdb", "ext4", NULL), 0);
 	CHECK_STR(tool_argv[0], "/usr/sbin/mkfs.ext4");
 }
 
 static void mkfs_fails(void)
 {
 	initramfs(1);
-	CHECK_INT(firstboot_mkfs(&b, "/dev/vdb", "ext4"), -EIO);
+	CHECK_INT(firstboot_mkfs(&b, "/dev/vdb", "ext4", NULL), -EIO);
 	CHECK_STR(tool_argv[0], "/sbin/mkfs.ext4");
 	CHECK(strstr(console_said(), "formatting /dev/vdb as ext4 with /sbin/mkfs.ext4 failed"));
 }

@@ -86,6 +86,19 @@ static void persist_missing(void)
 	run_put("dev/loop0", "");
 }
 
+/* no device has the persistence partition's label: it is made on the
+ * disk layer 1 was found on */
+static void part_missing(void)
+{
+	struct boot *b = run_boot_state();
+
+	b->facts.upper_present = PRESENT_NO;
+	b->facts.upper_dev = b->facts.upper_type = NULL;
+	b->upper_dev[0] = b->upper_type[0] = '\0';
+	snprintf(b->lower_disk, sizeof(b->lower_disk), "vda");
+	run_put_squashfs("dev/vda");
+}
+
 /* and the image carries mkfs.ext4, on its read-only layer */
 static void persist_missing_image_mkfs(void)
 {
@@ -202,6 +215,15 @@ const struct run_case run_cases[] = {
 	  .state = "volatile: writable branch: making persistence file /p.img on /dev/vdb failed: formatting it: No such file",
 	  .said = "no mkfs for ext4 in this initramfs or in the image (/sbin/mkfs.ext4 or /usr/sbin/mkfs.ext4)",
 	  .never = "fexecve" },
+	{ .kind = RUN_MAKE_PART, .name = "a disk whose size cannot be read gets no partition: union.onfail",
+	  .cmdline = "union.upper=LABEL=persist union.persist.size=64M", .prepare = part_missing,
+	  .fault = { { "ioctl", "/dev/vda", 0, -ENOTTY } },
+	  .rows = "mount read-only layer,make the persistence partition,union.onfail,look for overlayfs,"
+		  "mount a volatile branch,mount the overlay",
+	  .state = "volatile: writable branch: making persistence partition persist on /dev/vda failed: "
+		   "reading its size: Inappropriate ioctl",
+	  .said = "no partition labelled persist; making one of 64M as ext4 behind the last on /dev/vda",
+	  .never = "pwrite" },
 	{ .kind = -1, .name = "no mkfs in the initramfs: the image's makes the persistence file",
 	  .cmdline = "union.upper=/dev/vdb:/p.img union.persist.size=64M", .prepare = persist_missing_image_mkfs,
 	  /* what follows the mkfs is the fake's: its mounts are directories (the

@@ -576,6 +576,66 @@ static void a_missing_persistence_file_is_made_only_with_a_size(void)
 	CHECK_INT(p.persist_bytes, 0);
 }
 
+/* No device has the label at the deadline: with union.persist.size the
+ * plan makes the partition after the layers are mounted (no fallback yet);
+ * a SPEC by device path, no size, or the making failed: union.onfail. */
+static void a_missing_persistence_partition_is_made_only_for_a_label(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	static const char *const falls[] = {
+		"union.lower=auto union.upper=LABEL=persistence",
+		"union.lower=auto union.upper=/dev/sdb2 union.persist.size=64M",
+		"union.lower=auto union.upper=UUID=0f0e union.persist.size=64M",
+	};
+	char text[PLAN_TEXT_MAX];
+
+	device_facts(&c, &f, "union.lower=auto union.upper=LABEL=persistence@5 union.persist.size=64M", NULL, NULL);
+	f.upper_present = PRESENT_UNKNOWN;
+	plan_build(&f, &p);
+	CHECK_INT(p.persist_make, 0);
+	CHECK_STR(p.persist_part, "persistence");
+	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+	CHECK(strstr(text, "persistence      partition persistence, after the last on the read-only layer's disk: "
+			   "made at boot when missing, 64M as ext4 (union.persist.size)\n"));
+	f.upper_present = PRESENT_NO;
+	plan_build(&f, &p);
+	CHECK_INT(p.persist_make, 1);
+	CHECK_INT(p.upper_failed, 0);
+	CHECK_INT(p.upper_kind, UPPER_DEVICE);
+	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+	CHECK(strstr(text, ": missing: made now, 64M as ext4 (union.persist.size)\n"));
+	CHECK(strstr(text, " 3 mount read-only layer 1 (failing: the boot stops)\n"
+			   "                  4 make the persistence partition: union.persist.size (failing: union.onfail)\n"
+			   "                  5 look for overlayfs\n"
+			   "                  6 mount the writable branch (failing: union.onfail)\n"));
+	CHECK(!strstr(text, "union.onfail:"));
+	/* made: the boot's plan still says so */
+	f.done |= 1u << RUN_MAKE_PART;
+	f.upper_present = PRESENT_YES;
+	f.upper_dev = "/dev/sda2";
+	f.upper_type = "ext4";
+	plan_build(&f, &p);
+	CHECK_INT(p.persist_make, 1);
+	CHECK_INT(p.upper_failed, 0);
+	/* the making failed: the branch is not found, union.onfail */
+	f.done &= ~(1u << RUN_MAKE_PART);
+	f.upper_present = PRESENT_NO;
+	f.failed_step = STEP_FIND;
+	plan_build(&f, &p);
+	CHECK_INT(p.persist_make, 0);
+	CHECK_INT(p.upper_failed, 1);
+	CHECK_INT(p.upper_kind, UPPER_TMPFS);
+	for (size_t i = 0; i < sizeof(falls) / sizeof(falls[0]); i++) {
+		device_facts(&c, &f, falls[i], NULL, NULL);
+		f.upper_present = PRESENT_NO;
+		plan_build(&f, &p);
+		CHECK_INT(p.persist_make, 0);
+		CHECK_INT(p.upper_failed, 1);
+	}
+}
+
 /* A tool runs from the initramfs when it is there, else from the top-most
  * layer holding one; found nowhere, none runs. */
 static void a_tool_is_the_initramfs_then_the_top_most_layer(void)
@@ -811,6 +871,7 @@ UNIT_SUITE(plan,
 	   { "without raw flash its media are never found", without_flash_its_media_are_never_found },
 	   { "failsafe on vfat takes an overlay over tmpfs", failsafe_on_vfat_takes_an_overlay_over_tmpfs },
 	   { "a missing persistence file is made only with union.persist.size", a_missing_persistence_file_is_made_only_with_a_size },
+	   { "a missing persistence partition is made only for a label", a_missing_persistence_partition_is_made_only_for_a_label },
 	   { "a tool is the initramfs', then the top-most layer's", a_tool_is_the_initramfs_then_the_top_most_layer },
 	   { "the wait list holds the layers, the branch and the hash devices",
 	     the_wait_list_holds_the_layers_the_branch_and_the_hash_devices },

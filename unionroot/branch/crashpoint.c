@@ -26,7 +26,7 @@ int crashpoint_available(void)
 
 int crashpoint_arm(const char *step, int reboot)
 {
-	static const char steps[] = RESET_STEPS;
+	static const char steps[] = CRASH_STEPS;
 	size_t n = strlen(step);
 	const char *p = str_find(steps, step);
 

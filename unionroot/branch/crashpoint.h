@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Deterministic crash points for tests: union.test.crashafter=STEP makes the
- * reset stop dead after that step, as a power cut would (sysrq 'b' in PID 1:
- * an immediate reboot without sync; SIGKILL elsewhere). Compiled in only
+ * reset, or the making of a persistence partition, stop dead after that
+ * step, as a power cut would (sysrq 'b' in PID 1: an immediate reboot
+ * without sync; SIGKILL elsewhere). Compiled in only
  * with -DUNIONROOT_CRASHPOINTS (build/unionroot-test and its initramfs);
  * the shipped binary refuses the parameter. */
 #ifndef UNIONROOT_CRASHPOINT_H
@@ -11,7 +12,10 @@
 
 /* 1 in test builds. */
 int crashpoint_available(void);
-/* Arms the crash after step (one of RESET_STEPS); reboot: by sysrq 'b'
+/* The steps a crash can follow: a reset's, and the making of a persistence
+ * partition's (its file system made; a GPT's backup written; the table). */
+#define CRASH_STEPS RESET_STEPS " partformatted partbackup parttable"
+/* Arms the crash after step (one of CRASH_STEPS); reboot: by sysrq 'b'
  * (PID 1 and the children it forks), else by SIGKILL of the process.
  * 0, -EINVAL unknown step, -EPERM in a build without crash points. */
 int crashpoint_arm(const char *step, int reboot) WUR;

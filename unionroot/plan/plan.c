@@ -31,7 +31,8 @@ static int branch_unusable(const struct plan_facts *f, const struct plan *p)
 	const char *type = f->upper_type ? f->upper_type : "";
 
 	/* a device without a file system may get one first (union.format) */
-	return f->failed_step != STEP_NONE || f->upper_present == PRESENT_NO || p->upper_no_flash ||
+	return f->failed_step != STEP_NONE || p->upper_no_flash ||
+	       (f->upper_present == PRESENT_NO && !(p->persist_part && p->persist_make)) ||
 	       (f->upper_present == PRESENT_YES && !type[0] && !f->cfg->upperfs[0] &&
 		(f->done >> RUN_FORMAT & 1));
 }
@@ -181,18 +182,29 @@ static void decide_verity(const struct plan_facts *f, struct plan *p)
 
 /* A persistence file (a SPEC with one path) that is missing is made when
  * union.persist.size names its size, with union.format's file system when
- * that can be an upper, else ext4. */
+ * that can be an upper, else ext4; so is a partition named by its label
+ * (LABEL= or PARTLABEL=, no path) that no device has at the deadline: after
+ * the last one on the disk the read-only layer was found on. */
 static void decide_persist(const struct plan_facts *f, struct plan *p)
 {
 	const struct config *c = f->cfg;
+	const struct spec *s = &c->upper_spec;
+	int label = s->kind == SPEC_LABEL || s->kind == SPEC_PARTLABEL;
 
-	if (p->upper_kind != UPPER_DEVICE || c->upper_spec.npaths != 1)
+	if (p->upper_kind != UPPER_DEVICE || s->npaths > 1 || (!s->npaths && !label))
 		return;
-	p->persist_path = c->upper_spec.paths[0];
+	if (s->npaths)
+		p->persist_path = s->paths[0];
 	if (!c->persist_size[0] || config_bytes(c->persist_size, &p->persist_bytes) < 0)
 		return;
 	p->persist_fs = strcmp(c->format, "f2fs") == 0 ? "f2fs" : "ext4";
-	p->persist_make = f->upper_file_missing;
+	if (s->npaths) {
+		p->persist_make = f->upper_file_missing;
+		return;
+	}
+	p->persist_part = s->value;
+	p->persist_make = (f->done >> RUN_MAKE_PART & 1) ||
+			  (f->upper_present == PRESENT_NO && f->failed_step == STEP_NONE);
 }
 
 /* The devices the boot waits for, each under union.wait (or its SPEC's own

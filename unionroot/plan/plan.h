@@ -89,6 +89,7 @@ enum run_kind {
 	RUN_VERIFY,         /* dm-verity over the layers union.verity names */
 	RUN_MOUNT_LOWER,    /* read-only layer arg (1-based) */
 	RUN_MAKE_PERSIST,   /* the missing persistence file, made: the layers' mkfs may serve */
+	RUN_MAKE_PART,      /* the missing persistence partition, made on the live medium's disk */
 	RUN_PROBE_OVERLAY,  /* what overlayfs the kernel offers: a fact */
 	RUN_NO_COPYUP,      /* copy-up is needed, and the build has none: said */
 	RUN_MOUNT_BRANCH,   /* check, mount and open the writable device */
@@ -179,9 +180,11 @@ struct plan {
 	unsigned lower_flash;          /* bit n-1: layer n's SPEC names it */
 	int upper_no_flash;            /* the writable SPEC needs raw flash the build lacks */
 	const char *persist_path;      /* the persistence file on its medium, NULL: none */
+	const char *persist_part;      /* or the label of a partition union.persist.size
+					* makes on the live medium's disk, NULL: none */
 	uint64_t persist_bytes;        /* union.persist.size: a missing file is made, 0 never */
 	const char *persist_fs;        /* and formatted as this */
-	int persist_make;              /* it is missing: make it now */
+	int persist_make;              /* it is missing: make it now (or made at this boot) */
 	int drivers;                   /* enum cfg_drivers: all the hardware asks for, or
 	                                * only until every medium is found */
 	char fallback_why[PLAN_FAIL_MAX]; /* why the writable device falls to union.onfail */

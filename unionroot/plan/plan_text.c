@@ -40,7 +40,11 @@ static void persist_line(struct sbuf *sb, const struct plan *p)
 {
 	const struct config *c = p->facts->cfg;
 
-	sbuf_addf(sb, KEY "%s: ", "persistence", p->persist_path);
+	if (p->persist_part)
+		sbuf_addf(sb, KEY "partition %s, after the last on the read-only layer's disk: ",
+			  "persistence", p->persist_part);
+	else
+		sbuf_addf(sb, KEY "%s: ", "persistence", p->persist_path);
 	if (!p->persist_bytes)
 		sbuf_add(sb, "a missing file is not made (union.persist.size= would make it)\n");
 	else
@@ -175,7 +179,7 @@ int plan_format_decisions(const struct plan *p, char *buf, size_t cap)
 		sbuf_addf(&sb, KEY "%s\n", "raw flash",
 			  "not in this build (FLASH=0): mtd: and ubi: media are never found, union.ubi= is ignored");
 	upper_line(&sb, p, spec);
-	if (p->persist_path)
+	if (p->persist_path || p->persist_part)
 		persist_line(&sb, p);
 	tools_line(&sb, p);
 	backend_line(&sb, p);
