@@ -6,13 +6,21 @@
 # with the image's mkfs.ext4 (a dynamically linked one, with its libraries,
 # in a merged-/usr root: /sbin -> usr/sbin), then checked with the image's
 # e2fsck, while a mkfs.ext4 and an e2fsck planted on the writable branch
-# never run; and an image without them, where one line says so.
+# never run; and an image without them, where one line says so. Then a
+# persistence partition made at the first boot behind a dd'd ISO's own, in
+# an MBR and in a GPT, with a power cut while it is made.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-image-tools || exit 0
-need_tools qemu-image-tools mkfs.vfat mcopy unsquashfs mksquashfs ldd || exit 0
+need_tools qemu-image-tools mkfs.vfat mcopy unsquashfs mksquashfs ldd xorriso sfdisk blkid || exit 0
+ISOHYBRID=/usr/lib/ISOLINUX/isohdpfx.bin # package isolinux
+if [ ! -f "$ISOHYBRID" ]; then
+	skip qemu-image-tools "$ISOHYBRID missing (isolinux, tools/packages)"
+	exit 0
+fi
 scratch image-tools
 U=/run/unionroot/bin/unionroot
+TEST_INITRD=$OUTDIR/initramfs-test.cpio.gz
 
 # The test root with the host's e2fsprogs: the binaries, the libraries ldd
 # names and the dynamic loader, at the host's paths; sbin merged into usr/sbin.
@@ -108,3 +116,93 @@ else
 	fail "no mkfs anywhere" "no clean boot (see $T/3.log)"
 	keep_log "$T/3.log"
 fi
+
+# ---- 4. a persistence partition made at the first boot --------------------
+# The image with the tools as a dd'd ISO: an isohybrid one (MBR, partition 1
+# over the ISO from sector 0) and tools/mkiso's (GPT; its partitions cover
+# the ISO, with the backup table at its end, not the stick's).
+mkdir -p "$T/iso/live" "$T/iso/isolinux"
+cp "$T/tools.squashfs" "$T/iso/live/filesystem.squashfs"
+cp "${ISOHYBRID%/*}/isolinux.bin" "$T/iso/isolinux/"
+xorriso -as mkisofs -quiet -V LIVETOOLS -J -R -isohybrid-mbr "$ISOHYBRID" \
+	-b isolinux/isolinux.bin -c isolinux/boot.cat -no-emul-boot -boot-load-size 4 \
+	-boot-info-table -o "$T/mbr.iso" "$T/iso" 2>/dev/null
+if ! "$ROOT_DIR/tools/mkiso" --rootfs "$T/tools.squashfs" --kernel "$OUTDIR/vmlinuz" \
+	--initrd "$OUTDIR/initramfs-live.cpio.gz" --output "$T/gpt.iso" >"$T/mkiso.log" 2>&1; then
+	fail "tools/mkiso writes the ISO with the tools" "$(tail -n 3 "$T/mkiso.log" | tr '\n' ' ')"
+fi
+PART_ARGS='union.lower=auto union.upper=LABEL=persistence@3 union.persist.size=48M union.scan=removable'
+PART_PLAN='for f in /run/unionroot/plan; do grep -E "^(writable|persistence) " $f | sed "s/^/MARK-boot-plan: /"; done
+	'$U' plan | sed -n "/^--- plan/,\$p" | grep -E "^(writable|persistence) " | sed "s/^/MARK-cmd-plan: /"'
+
+# parts IMG: the partitions of its table, as sfdisk reads it
+parts() { sfdisk -d "$1" 2>/dev/null | grep -c '^/'; }
+
+# part_story NAME ISO NUM CUT: the ISO dd'd to a 192 MiB stick; a first boot
+# (the test initramfs) stopped dead after CUT while it makes the partition
+# leaves the old table; the next boot makes partition NUM labelled
+# persistence with the image's mkfs.ext4; the third keeps its changes there
+part_story() {
+	local name=$1 img=$T/$1.img num=$3 cut=$4 before start label booted planned
+	[ -s "$2" ] || return 0
+	cp "$2" "$img"
+	truncate -s 192M "$img"
+	before=$(parts "$img")
+	boot "$T/$name.cut.log" none 'echo MARK-survived-the-cut' --lower none --usb "$img" \
+		--initrd "$TEST_INITRD" --append "$PART_ARGS union.test.crashafter=$cut" || true
+	expect "$name: the first boot stops dead after $cut" "$T/$name.cut.log" \
+		"test crash point: stopping dead after step \"$cut\""
+	expect_not "$name: the cut boot goes no further" "$T/$name.cut.log" '^MARK-survived-the-cut' \
+		"it went on"
+	if [ "$(parts "$img")" = "$before" ]; then
+		pass "$name: the cut leaves the stick's table as it was ($before partitions)"
+	else
+		fail "$name: the cut leaves the stick's table as it was ($before partitions)" \
+			"$(sfdisk -d "$img" 2>&1 | tr '\n' '|')"
+	fi
+	if ! boot "$T/$name.1.log" none "$(change_root in-the-partition); $PART_PLAN" \
+		--lower none --usb "$img" --append "$PART_ARGS"; then
+		fail "$name: the boot after the cut" "no clean boot (see $T/$name.1.log)"
+		keep_log "$T/$name.cut.log" "$T/$name.1.log"
+		return 1
+	fi
+	expect "$name: the boot after the cut makes partition $num" "$T/$name.1.log" \
+		"unionroot: writable branch: persistence partition persistence made as /dev/sda$num in "
+	expect "$name: the image's mkfs.ext4 formats it" "$T/$name.1.log" \
+		'unionroot: /sbin/mkfs.ext4: none in this initramfs; running read-only layer 1.s own'
+	expect "$name: the partition made is the writable branch" "$T/$name.1.log" \
+		"^real-init: status: upper_state=persistent on /dev/sda$num \\(ext4\\)"
+	start=$(sfdisk -d "$img" 2>/dev/null | sed -n "s|^$img$num : start= *\\([0-9]*\\),.*|\\1|p")
+	label=$([ -n "$start" ] && blkid -p -O $((start * 512)) -s LABEL -o value "$img")
+	if [ "$(parts "$img")" = $((before + 1)) ] && [ "$label" = persistence ]; then
+		pass "$name: the stick's table has partition $num, an ext4 labelled persistence"
+	else
+		fail "$name: the stick's table has partition $num, an ext4 labelled persistence" \
+			"label '$label': $(sfdisk -d "$img" 2>&1 | tr '\n' '|')"
+	fi
+	if ! boot "$T/$name.2.log" none "$SHOW_CHANGES; $PART_PLAN" --lower none --usb "$img" \
+		--append "$PART_ARGS"; then
+		fail "$name: the boot after" "no clean boot (see $T/$name.2.log)"
+		keep_log "$T/$name.1.log" "$T/$name.2.log"
+		return 1
+	fi
+	expect "$name: the change is kept in the partition made" "$T/$name.2.log" '^MARK-persist=in-the-partition'
+	expect "$name: the boot after finds it by its label" "$T/$name.2.log" \
+		"^real-init: status: upper_state=persistent on /dev/sda$num \\(ext4\\)"
+	expect_not "$name: the boot after makes nothing" "$T/$name.2.log" 'making one of|made as' "it made one"
+	expect "$name: the boot that made it plans it as made" "$T/$name.1.log" \
+		'^MARK-boot-plan: persistence +partition persistence, .*: missing: made now, 48M as ext4'
+	planned=$(sed -n 's/^MARK-cmd-plan: //p' "$T/$name.1.log")
+	booted=$(sed -n 's/^MARK-boot-plan: //p' "$T/$name.2.log")
+	if [ -n "$booted" ] && [ "$planned" = "$booted" ]; then
+		pass "$name: unionroot plan printed what the boot after planned"
+	else
+		fail "$name: unionroot plan printed what the boot after planned" "'$planned' against '$booted'"
+	fi
+	keep_log "$T/$name.cut.log" "$T/$name.1.log" "$T/$name.2.log"
+}
+
+# an MBR: the cut after the file system is made, before the table
+part_story part-mbr "$T/mbr.iso" 2 partformatted
+# a GPT: the cut after its backup at the stick's end, before the primary
+part_story part-gpt "$T/gpt.iso" 4 partbackup
