@@ -22,22 +22,8 @@ scratch image-tools
 U=/run/unionroot/bin/unionroot
 TEST_INITRD=$OUTDIR/initramfs-test.cpio.gz
 
-# The test root with the host's e2fsprogs: the binaries, the libraries ldd
-# names and the dynamic loader, at the host's paths; sbin merged into usr/sbin.
-R=$T/root
-unsquashfs -q -d "$R" "$OUTDIR/rootfs.squashfs" >/dev/null
-cp -a "$R/sbin/." "$R/usr/sbin/"
-rm -rf "$R/sbin"
-ln -s usr/sbin "$R/sbin"
-rm -f "$R/usr/sbin/mke2fs" "$R/usr/sbin/e2fsck" "$R/usr/sbin/mkfs.ext4" # busybox's, if any
-cp /sbin/mke2fs /sbin/e2fsck "$R/usr/sbin/"
-ln -s mke2fs "$R/usr/sbin/mkfs.ext4"
-cp /etc/mke2fs.conf "$R/etc/" 2>/dev/null || true
-for lib in $(ldd /sbin/mke2fs /sbin/e2fsck | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' | sort -u); do
-	mkdir -p "$R$(dirname "$lib")"
-	cp -L "$lib" "$R$lib"
-done
-mksquashfs "$R" "$T/tools.squashfs" -noappend -all-root -quiet >/dev/null
+# The test root with the host's e2fsprogs, in a merged-/usr root
+"$TESTS_DIR/tools-image" "$OUTDIR/rootfs.squashfs" "$T/tools.squashfs"
 
 # The planted tools write a marker the console would show, split in the
 # source so that only a run of them prints it whole.
