@@ -125,7 +125,8 @@ static void branch_failed(struct boot *b, const struct step_out *o, int rc)
 static void union_failed(struct boot *b, const struct plan_row *r, int rc)
 {
 	step_close_branch(b);
-	if (r->kind == RUN_OVERLAY) {
+	if (r->kind == RUN_OVERLAY) { /* its branch is let go: the root takes no writes */
+		union_detach(RWDIR);
 		log_err("overlay mount failed: %s%s; booting the read-only layer without a writable branch",
 			strerror(-rc), rc == -ENODEV ? " (no overlayfs in this kernel)" : "");
 		result_branch(b, OUTCOME_LOST, "overlay", rc);

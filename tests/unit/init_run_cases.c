@@ -305,7 +305,7 @@ const struct run_case run_cases[] = {
 	  .fault = { { "mount", "/newroot", 1, -ENODEV } },
 	  .rows = LOWER DEVICE PERSISTENT ",mount the read-only root",
 	  .state = "none: overlay failed: ", .backend = "bind (read-only)",
-	  .said = "no overlayfs in this kernel" },
+	  .calls = "mount /newroot|umount2 " RW "|mount /newroot", .said = "no overlayfs in this kernel" },
 	{ .kind = RUN_FRESH_WORK, .name = "a work/ that cannot be renewed: the refusal takes union.onfail",
 	  .fault = { { "mount", "/newroot", 1, -EINVAL }, { "mkdirat", "work", 2, -ENOSPC } },
 	  .rows = LOWER DEVICE PERSISTENT ",renew work/," VOLATILE,
