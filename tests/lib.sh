@@ -108,6 +108,25 @@ need_tools() {
 	done
 }
 
+# isolinux's hybrid MBR, which makes an ISO dd-able (package isolinux)
+ISOHYBRID=/usr/lib/ISOLINUX/isohdpfx.bin
+# need_isohybrid NAME: prints a SKIP and returns 1 when it is missing.
+need_isohybrid() {
+	[ -f "$ISOHYBRID" ] && return 0
+	skip "$1" "$ISOHYBRID missing (isolinux, tools/packages)"
+	return 1
+}
+
+# hybrid_iso DIR LABEL OUT: the tree DIR as a hybrid ISO as Debian makes
+# them, its MBR partition 1 from sector 0 over the whole ISO
+hybrid_iso() {
+	mkdir -p "$1/isolinux"
+	cp "${ISOHYBRID%/*}/isolinux.bin" "$1/isolinux/"
+	xorriso -as mkisofs -quiet -V "$2" -J -R -isohybrid-mbr "$ISOHYBRID" \
+		-b isolinux/isolinux.bin -c isolinux/boot.cat -no-emul-boot -boot-load-size 4 \
+		-boot-info-table -o "$3" "$1" 2>/dev/null
+}
+
 # stick IMG LABEL MiB [FILE:PATH]...: a whole-device vfat stick (no
 # partition table, as many are sold) holding the files at those paths.
 stick() {

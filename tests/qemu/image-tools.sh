@@ -13,11 +13,7 @@
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-image-tools || exit 0
 need_tools qemu-image-tools mkfs.vfat mcopy unsquashfs mksquashfs ldd xorriso sfdisk blkid || exit 0
-ISOHYBRID=/usr/lib/ISOLINUX/isohdpfx.bin # package isolinux
-if [ ! -f "$ISOHYBRID" ]; then
-	skip qemu-image-tools "$ISOHYBRID missing (isolinux, tools/packages)"
-	exit 0
-fi
+need_isohybrid qemu-image-tools || exit 0
 scratch image-tools
 U=/run/unionroot/bin/unionroot
 TEST_INITRD=$OUTDIR/initramfs-test.cpio.gz
@@ -38,15 +34,16 @@ TOOLS_LINES='grep "^tools=" /run/unionroot/status | sed "s/^/MARK-status: /"
 STICK=(--lower "$T/tools.squashfs" --usb "$T/stick.img")
 ARGS='union.upper=LABEL=STICK:/persistence.img union.persist.size=32M union.wait=30'
 
-# plan_lines LOG: the boot's and the command's plan line on tools, the same
+# plan_lines CMDLOG BOOTLOG WHAT: the plan lines `unionroot plan` printed in
+# one boot (MARK-cmd-plan) are those the boot of BOOTLOG wrote (MARK-boot-plan)
 plan_lines() {
 	local boot cmd
-	boot=$(sed -n 's/^MARK-boot-plan: //p' "$1")
 	cmd=$(sed -n 's/^MARK-cmd-plan: //p' "$1")
+	boot=$(sed -n 's/^MARK-boot-plan: //p' "$2")
 	if [ -n "$boot" ] && [ "$boot" = "$cmd" ]; then
-		pass "$2: unionroot plan says the same tools line as the boot's plan"
+		pass "$3"
 	else
-		fail "$2: unionroot plan says the same tools line as the boot's plan" "boot '$boot', command '$cmd'"
+		fail "$3" "boot '$boot', command '$cmd'"
 	fi
 }
 
@@ -64,7 +61,7 @@ if boot "$T/1.log" none "$(change_root kept-in-made-file); $PLANT; $TOOLS_LINES"
 		'^MARK-status: tools=/sbin/mkfs.ext4 \(read-only layer 1\)'
 	expect "the boot's plan says which mkfs ran" "$T/1.log" \
 		'^MARK-boot-plan: tools .*; ran: /sbin/mkfs.ext4 \(read-only layer 1\)'
-	plan_lines "$T/1.log" "the first boot"
+	plan_lines "$T/1.log" "$T/1.log" "the first boot: unionroot plan says the same tools line as the boot's plan"
 	expect "the tools are planted on the writable branch" "$T/1.log" '^MARK-planted'
 	expect_not "the tool's /dev and /proc on the layer ended with it" "$T/1.log" '^MARK-left: ' "still mounted"
 else
@@ -78,7 +75,7 @@ if boot "$T/2.log" none "$SHOW_CHANGES; $TOOLS_LINES" "${STICK[@]}" --append "$A
 		'unionroot: writable branch /dev/loop[0-9]+: /sbin/e2fsck: clean'
 	expect "the status says the e2fsck was the image's" "$T/2.log" \
 		'^MARK-status: tools=/sbin/e2fsck \(read-only layer 1\)'
-	plan_lines "$T/2.log" "the checked boot"
+	plan_lines "$T/2.log" "$T/2.log" "the checked boot: unionroot plan says the same tools line as the boot's plan"
 	expect "changes of the first boot are in the file made" "$T/2.log" '^MARK-persist=kept-in-made-file'
 	expect_not "a tool planted on the writable branch never runs" "$T/2.log" 'PLANTED-RAN' \
 		"the planted tool ran"
@@ -107,12 +104,9 @@ fi
 # The image with the tools as a dd'd ISO: an isohybrid one (MBR, partition 1
 # over the ISO from sector 0) and tools/mkiso's (GPT; its partitions cover
 # the ISO, with the backup table at its end, not the stick's).
-mkdir -p "$T/iso/live" "$T/iso/isolinux"
+mkdir -p "$T/iso/live"
 cp "$T/tools.squashfs" "$T/iso/live/filesystem.squashfs"
-cp "${ISOHYBRID%/*}/isolinux.bin" "$T/iso/isolinux/"
-xorriso -as mkisofs -quiet -V LIVETOOLS -J -R -isohybrid-mbr "$ISOHYBRID" \
-	-b isolinux/isolinux.bin -c isolinux/boot.cat -no-emul-boot -boot-load-size 4 \
-	-boot-info-table -o "$T/mbr.iso" "$T/iso" 2>/dev/null
+hybrid_iso "$T/iso" LIVETOOLS "$T/mbr.iso"
 if ! "$ROOT_DIR/tools/mkiso" --rootfs "$T/tools.squashfs" --kernel "$OUTDIR/vmlinuz" \
 	--initrd "$OUTDIR/initramfs-live.cpio.gz" --output "$T/gpt.iso" >"$T/mkiso.log" 2>&1; then
 	fail "tools/mkiso writes the ISO with the tools" "$(tail -n 3 "$T/mkiso.log" | tr '\n' ' ')"
@@ -129,7 +123,7 @@ parts() { sfdisk -d "$1" 2>/dev/null | grep -c '^/'; }
 # leaves the old table; the next boot makes partition NUM labelled
 # persistence with the image's mkfs.ext4; the third keeps its changes there
 part_story() {
-	local name=$1 img=$T/$1.img num=$3 cut=$4 before start label booted planned
+	local name=$1 img=$T/$1.img num=$3 cut=$4 before start label
 	[ -s "$2" ] || return 0
 	cp "$2" "$img"
 	truncate -s 192M "$img"
@@ -178,13 +172,7 @@ part_story() {
 	expect_not "$name: the boot after makes nothing" "$T/$name.2.log" 'making one of|made as' "it made one"
 	expect "$name: the boot that made it plans it as made" "$T/$name.1.log" \
 		'^MARK-boot-plan: persistence +partition persistence, .*: missing: made now, 48M as ext4'
-	planned=$(sed -n 's/^MARK-cmd-plan: //p' "$T/$name.1.log")
-	booted=$(sed -n 's/^MARK-boot-plan: //p' "$T/$name.2.log")
-	if [ -n "$booted" ] && [ "$planned" = "$booted" ]; then
-		pass "$name: unionroot plan printed what the boot after planned"
-	else
-		fail "$name: unionroot plan printed what the boot after planned" "'$planned' against '$booted'"
-	fi
+	plan_lines "$T/$name.1.log" "$T/$name.2.log" "$name: unionroot plan printed what the boot after planned"
 	keep_log "$T/$name.cut.log" "$T/$name.1.log" "$T/$name.2.log"
 }
 

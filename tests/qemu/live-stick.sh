@@ -12,21 +12,14 @@
 source "$(dirname "$0")/../lib.sh"
 need_qemu qemu-live-stick || exit 0
 need_tools qemu-live-stick xorriso sfdisk mkfs.ext4 mkfs.vfat mcopy || exit 0
-ISOHYBRID=/usr/lib/ISOLINUX/isohdpfx.bin # package isolinux
-if [ ! -f "$ISOHYBRID" ]; then
-	skip qemu-live-stick "$ISOHYBRID missing (isolinux, tools/packages)"
-	exit 0
-fi
+need_isohybrid qemu-live-stick || exit 0
 scratch live-stick
 U=/run/unionroot/bin/unionroot
 
 # ---- a hybrid ISO as Debian makes it: MBR partition 1 from sector 0 --------
-mkdir -p "$T/iso/live" "$T/iso/isolinux"
+mkdir -p "$T/iso/live"
 cp "$OUTDIR/rootfs.squashfs" "$T/iso/live/filesystem.squashfs"
-cp "${ISOHYBRID%/*}/isolinux.bin" "$T/iso/isolinux/"
-xorriso -as mkisofs -quiet -V LIVESTICK -J -R -isohybrid-mbr "$ISOHYBRID" \
-	-b isolinux/isolinux.bin -c isolinux/boot.cat -no-emul-boot -boot-load-size 4 \
-	-boot-info-table -o "$T/live.iso" "$T/iso" 2>/dev/null
+hybrid_iso "$T/iso" LIVESTICK "$T/live.iso"
 if ! sfdisk -d "$T/live.iso" | grep -q 'live.iso1 : start= *0,'; then
 	fail "the hybrid ISO's partition 1 starts at sector 0" "$(sfdisk -d "$T/live.iso" | tr '\n' '|')"
 	exit 0

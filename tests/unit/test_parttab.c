@@ -628,31 +628,37 @@ static void added_gpt_partition_is_old_or_whole_after_a_cut_at_each_write(void)
 	}
 }
 
-static void added_gpt_refuses_a_bad_table_and_leaves_it_as_it_was(void)
+/* parttab_add_gpt over g_hdr and g_array (array_bytes of it) refuses, and
+ * leaves the header as it was */
+static void gpt_add_refused(size_t array_bytes)
 {
 	static const uint8_t guid[16];
 	struct part_new n;
 	uint64_t blba;
 	uint8_t before[512];
 
+	memcpy(before, g_hdr, 512);
+	CHECK_INT(parttab_add_gpt(g_hdr, g_backup, g_array, array_bytes, 512, BIG_SECTORS, 0, 2048,
+				  guid, "p", &n, &blba), -EINVAL);
+	CHECK(memcmp(before, g_hdr, 512) == 0);
+}
+
+static void added_gpt_refuses_a_bad_table_and_leaves_it_as_it_was(void)
+{
+	static const uint8_t guid[16];
+	struct part_new n;
+	uint64_t blba;
+
 	mk_gpt(512);
 	memcpy(g_hdr, disk + 512, 512);
 	memcpy(g_array, disk + 2 * 512, sizeof(g_array));
 	g_array[40] ^= 1; /* the array's CRC fails */
-	memcpy(before, g_hdr, 512);
-	CHECK_INT(parttab_add_gpt(g_hdr, g_backup, g_array, sizeof(g_array), 512, BIG_SECTORS, 0, 2048,
-				  guid, "p", &n, &blba), -EINVAL);
-	CHECK(memcmp(before, g_hdr, 512) == 0);
+	gpt_add_refused(sizeof(g_array));
 	g_array[40] ^= 1;
 	g_hdr[30] ^= 1;  /* the header's CRC fails */
-	memcpy(before, g_hdr, 512);
-	CHECK_INT(parttab_add_gpt(g_hdr, g_backup, g_array, sizeof(g_array), 512, BIG_SECTORS, 0, 2048,
-				  guid, "p", &n, &blba), -EINVAL);
-	CHECK(memcmp(before, g_hdr, 512) == 0);
+	gpt_add_refused(sizeof(g_array));
 	g_hdr[30] ^= 1;
-	/* the array's size is not the header's */
-	CHECK_INT(parttab_add_gpt(g_hdr, g_backup, g_array, 64 * 128, 512, BIG_SECTORS, 0, 2048,
-				  guid, "p", &n, &blba), -EINVAL);
+	gpt_add_refused(64 * 128); /* the array's size is not the header's */
 	/* no room behind the last partition on the image's own size */
 	CHECK_INT(parttab_add_gpt(g_hdr, g_backup, g_array, sizeof(g_array), 512, 1024, 0, 2048,
 				  guid, "p", &n, &blba), -ENOSPC);
