@@ -45,6 +45,7 @@ struct boot {
 	int upper_released;                /* given up (union.onfail): its medium released */
 	char upper_type[FSTYPE_MAX];
 	char upper_medium[DEVNODE_MAX];             /* a persistence file's medium, "" */
+	char upper_locked[DEVNODE_MAX];    /* the LUKS container upper_dev was opened from, "" */
 	char upper_via[SPEC_PATHS_MAX * 64]; /* "/dev/sda1:/persistence.img (direct I/O)" */
 	char lower_disk[32];               /* the whole disk read-only layer 1 was found on,
 					    * where a persistence partition is made; "" */
@@ -186,6 +187,9 @@ int image_medium_rw(struct boot *b, const char *dev, const char *type, char *dir
 void image_medium_put(const char *dir);
 /* init/devwait.c: the writable device found: facts for the plan from now on. */
 void devices_found_upper(struct boot *b);
+/* init/unlock.c: the LUKS container the branch is, closed (its device is
+ * the container's again); nothing when none was opened. */
+void unlock_close(struct boot *b);
 /* init/mkpersist.c: the persistence file (union.upper=SPEC:/file) on medium
  * d on a read-write loop, which becomes the writable device: 1, or < 0 when
  * the file cannot be used (why says so in one line); a missing file the
@@ -201,6 +205,10 @@ void image_release_upper(struct boot *b);
 /* 1 when path is a file on medium dev (mounted and unmounted again), 0 not,
  * -errno when the medium cannot be mounted. */
 int image_present(struct boot *b, const char *dev, const char *type, const char *path) WUR;
+/* Up to cap bytes of the file path on medium dev (mounted and unmounted
+ * again), never through a symlink out of it: how many, or -errno. */
+ssize_t image_read_file(struct boot *b, const char *dev, const char *type, const char *path, void *buf,
+			size_t cap) WUR;
 /* init/flash.c: resolves mtd:/ubi: SPECs for devices_wait(); 1 when done
  * (type "" when the medium holds something unusable, already reported),
  * 0 to wait on. dev holds DEVNODE_MAX bytes, type FSTYPE_MAX. */
@@ -213,10 +221,16 @@ struct tool {
 	const char *path;               /* as its table names it */
 	unsigned layer;                 /* TOOL_INITRAMFS, else read-only layer N */
 };
-/* init/tool.c: runs a tool with its output logged ("NAME: line") and a time
- * limit. Its exit status (128 + signal when one killed it), -ETIMEDOUT when
+/* init/tool.c: runs a tool with its output logged ("NAME: line"), in on its
+ * standard input, and a time limit. Its exit status (128 + signal when one killed it), -ETIMEDOUT when
  * it ran out of time, or -errno. */
-int tool_run(const struct tool *t, char *const argv[], unsigned timeout_s);
+int tool_run_input(const struct tool *t, char *const argv[], unsigned timeout_s, const void *in,
+		   size_t len);
+/* in: its standard input (a key, under 64 KiB), NULL /dev/null. */
+static inline int tool_run(const struct tool *t, char *const argv[], unsigned timeout_s)
+{
+	return tool_run_input(t, argv, timeout_s, NULL, 0);
+}
 /* init/tool_place.c: of the n candidate paths, the one that runs and where
  * from (plan_tool_choose: the initramfs, else a mounted read-only layer's
  * regular executable on that layer's own read-only file system, resolved

@@ -451,6 +451,7 @@ void image_release_upper(struct boot *b)
 	struct medium *m = medium_find(b->upper_medium, 1);
 
 	b->upper_released = 1; /* nothing of it is in the root now, nor its flags */
+	unlock_close(b); /* a LUKS container is closed before its loop or medium goes */
 	if (!b->upper_medium[0])
 		return;
 	b->upper_medium[0] = '\0';
@@ -472,6 +473,28 @@ void image_release_upper(struct boot *b)
 		else
 			m->rw = 0;
 	}
+}
+
+ssize_t image_read_file(struct boot *b, const char *dev, const char *type, const char *path, void *buf,
+			size_t cap)
+{
+	struct chain c = { .n = 0 };
+	int dir, fd, rc = mount_level(b, &c, dev, type, "", 0);
+	ssize_t n;
+
+	if (rc < 0) {
+		chain_release(&c);
+		return rc;
+	}
+	dir = level_fd(&c);
+	fd = dir < 0 ? dir : sys_file_check(sys_open_beneath(dir, path, O_RDONLY | IMAGE_FLAGS), NULL);
+	n = fd < 0 ? fd : sys_read(fd, buf, cap);
+	if (dir >= 0)
+		sys_close(dir);
+	if (fd >= 0)
+		sys_close(fd);
+	chain_release(&c);
+	return n;
 }
 
 int image_present(struct boot *b, const char *dev, const char *type, const char *path)

@@ -127,6 +127,7 @@ static void union_failed(struct boot *b, const struct plan_row *r, int rc)
 	step_close_branch(b);
 	if (r->kind == RUN_OVERLAY) { /* its branch is let go: the root takes no writes */
 		union_detach(RWDIR);
+		unlock_close(b);
 		log_err("overlay mount failed: %s%s; booting the read-only layer without a writable branch",
 			strerror(-rc), rc == -ENODEV ? " (no overlayfs in this kernel)" : "");
 		result_branch(b, OUTCOME_LOST, "overlay", rc);
@@ -160,6 +161,8 @@ static int run_row(struct boot *b, const struct plan_row *r, struct step_out *o)
 		return step_make_persist(b, o);
 	case RUN_MAKE_PART:
 		return step_make_part(b, o);
+	case RUN_UNLOCK:
+		return step_unlock(b, o);
 	case RUN_PROBE_OVERLAY:
 		step_probe_overlay(b);
 		return 0;

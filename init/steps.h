@@ -17,6 +17,9 @@ int step_make_persist(struct boot *b, struct step_out *o);
 /* init/mkpart.c: the persistence partition the wait found missing, made
  * after the last one on layer 1's disk and found by its label */
 int step_make_part(struct boot *b, struct step_out *o);
+/* init/unlock.c: the LUKS container the writable branch is, opened: a key
+ * file or a passphrase; upper_dev becomes the opened device */
+int step_unlock(struct boot *b, struct step_out *o);
 /* init/union.c: the read-only layers, the overlay, the root without a branch */
 int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o);
 int step_overlay(struct boot *b, int device, struct step_out *o);

@@ -38,20 +38,22 @@ static void log_lines(const char *name, char *buf, size_t *len, size_t cap, int 
 	*len -= start;
 }
 
-/* The child: stdin /dev/null, output into the pipe, and a process group of
- * its own, set on both sides of the fork so no kill of the group can come
- * before it exists: a kill then reaches whatever the tool started. */
-static pid_t spawn(const struct tool *t, char *const argv[], int out)
+/* The child: stdin in (else /dev/null), output into the pipe, and a
+ * process group of its own, set on both sides of the fork so no kill of the
+ * group can come before it exists: a kill then reaches whatever the tool
+ * started. No udev in the initramfs: device-mapper makes its nodes itself. */
+static pid_t spawn(const struct tool *t, char *const argv[], int in, int out)
 {
-	static char *const envp[] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
+	static char *const envp[] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", "DM_DISABLE_UDEV=1", NULL };
 	pid_t pid = sys_fork();
 
 	if (pid == 0) {
-		int devnull = sys_open("/dev/null", O_RDONLY | O_CLOEXEC); /* dup2 clears it on 0 */
+		/* dup2 clears CLOEXEC on 0 */
+		int from = in >= 0 ? in : sys_open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 		IGNORE(sys_setpgid(0, 0));
-		if (devnull >= 0)
-			IGNORE(sys_dup2(devnull, 0)); /* no console input for a tool */
+		if (from >= 0)
+			IGNORE(sys_dup2(from, 0)); /* no console input for a tool */
 		IGNORE(sys_dup2(out, 1));             /* the child's own copies: no CLOEXEC */
 		IGNORE(sys_dup2(out, 2));
 		sys_close_from(3);                    /* whatever PID 1 holds stays PID 1's */
@@ -93,7 +95,7 @@ static int ended(pid_t pid, int kill_it, int *st, const char *name)
 	return 1;
 }
 
-static int run_and_wait(const struct tool *t, char *const argv[], unsigned timeout_s)
+static int run_and_wait(const struct tool *t, char *const argv[], unsigned timeout_s, int in)
 {
 	const char *path = t->path, *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	uint64_t deadline = sys_now_ms() + (uint64_t)timeout_s * 1000u;
@@ -104,7 +106,7 @@ static int run_and_wait(const struct tool *t, char *const argv[], unsigned timeo
 
 	if (rc < 0)
 		return rc;
-	pid = spawn(t, argv, pipefd[1]);
+	pid = spawn(t, argv, in, pipefd[1]);
 	if (pid < 0) {
 		rc = -errno; /* sys_fork keeps fork's -1 and errno */
 		sys_close(pipefd[0]);
@@ -146,12 +148,26 @@ static int run_and_wait(const struct tool *t, char *const argv[], unsigned timeo
 	return 128 + WTERMSIG(st);
 }
 
-int tool_run(const struct tool *t, char *const argv[], unsigned timeout_s)
+int tool_run_input(const struct tool *t, char *const argv[], unsigned timeout_s, const void *in, size_t len)
 {
-	int rc;
+	int rc, fds[2] = { -1, -1 };
 
+	if (in) { /* a key: less than a pipe holds, written whole before the tool starts */
+		if ((rc = sys_pipe2(fds, O_CLOEXEC)) < 0)
+			return rc;
+		rc = len ? (int)sys_write(fds[1], in, len) : 0;
+		sys_close(fds[1]);
+		if (rc >= 0 && (size_t)rc != len)
+			rc = -EIO;
+		if (rc < 0) {
+			sys_close(fds[0]);
+			return rc;
+		}
+	}
 	watchdog_step(timeout_s + WD_MARGIN_S, "running %s", t->path); /* it keeps its own limit */
-	rc = run_and_wait(t, argv, timeout_s);
+	rc = run_and_wait(t, argv, timeout_s, fds[0]);
 	watchdog_step_end();
+	if (fds[0] >= 0)
+		sys_close(fds[0]);
 	return rc;
 }

@@ -99,6 +99,12 @@ static void part_missing(void)
 	run_put_squashfs("dev/vda");
 }
 
+/* /dev/vdb is a LUKS container */
+static void upper_luks(void)
+{
+	snprintf(run_boot_state()->upper_type, FSTYPE_MAX, "crypto_LUKS");
+}
+
 /* and the image carries mkfs.ext4, on its read-only layer */
 static void persist_missing_image_mkfs(void)
 {
@@ -224,6 +230,13 @@ const struct run_case run_cases[] = {
 		   "reading its size: Inappropriate ioctl",
 	  .said = "no partition labelled persist; making one of 64M as ext4 behind the last on /dev/vda",
 	  .never = "pwrite" },
+	{ .kind = RUN_UNLOCK, .name = "a LUKS branch without cryptsetup anywhere: union.onfail",
+	  .prepare = upper_luks,
+	  .rows = "mount read-only layer,unlock the LUKS container,look for overlayfs,union.onfail,"
+		  "mount a volatile branch,mount the overlay",
+	  .state = "volatile: writable branch: opening LUKS container /dev/vdb failed: no cryptsetup in this initramfs or in the image",
+	  .said = "writable branch /dev/vdb is a LUKS container; opening it with a passphrase",
+	  .never = "pipe2" },
 	{ .kind = -1, .name = "no mkfs in the initramfs: the image's makes the persistence file",
 	  .cmdline = "union.upper=/dev/vdb:/p.img union.persist.size=64M", .prepare = persist_missing_image_mkfs,
 	  /* what follows the mkfs is the fake's: its mounts are directories (the

@@ -110,6 +110,9 @@ static void bad_values_are_named_and_defaults_kept(void)
 		{ "union.persist.size=1P", "like 512M" }, { "union.persist.size=50%", "like 512M" },
 		{ "union.persist.size=99999999999999999999", "like 512M" },
 		{ "union.persist.size=M", "like 512M" }, { "union.persist.size=17T", "like 512M" },
+		{ "union.upper=LABEL=p:key=LABEL=KEYS", "key= names no file" },
+		{ "union.upper=LABEL=p:key=", "empty SPEC" },
+		{ "union.upper=LABEL=p:key=LABEL=K:/../k", ".." },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct config c, d;

@@ -636,6 +636,61 @@ static void a_missing_persistence_partition_is_made_only_for_a_label(void)
 	}
 }
 
+/* A LUKS container as the branch: opened after the layers are mounted (the
+ * image's cryptsetup may serve), its file system unknown until then; a key
+ * file from union.upper's key=; failing, union.onfail. */
+static void a_luks_branch_is_unlocked_first(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	char text[PLAN_TEXT_MAX];
+
+	device_facts(&c, &f, "union.upper=LABEL=persistence", "/dev/sda2", "crypto_LUKS");
+	plan_build(&f, &p);
+	CHECK_INT(p.unlock, 1);
+	CHECK_INT(p.backend, PLAN_OVERLAY);
+	CHECK_STR(plan_upper_fs(&p), "");
+	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+	CHECK(strstr(text, "unlock           LUKS container, with a passphrase asked on the consoles (3 tries)\n"));
+	CHECK(strstr(text, "tools            mkfs, fsck and cryptsetup from the initramfs, else the read-only image's own; ran: none\n"));
+	CHECK(strstr(text, " 3 mount read-only layer 1 (failing: the boot stops)\n"
+			   "                  4 unlock the LUKS container: a passphrase (failing: union.onfail)\n"
+			   "                  5 look for overlayfs\n"
+			   "                  6 mount the writable branch (failing: union.onfail)\n"));
+	/* opened: the container is named, the file system is the opened one's */
+	f.done |= 1u << RUN_UNLOCK;
+	f.upper_dev = "/dev/dm-0";
+	f.upper_type = "vfat";
+	f.unlocked_from = "/dev/sda2";
+	plan_build(&f, &p);
+	CHECK_INT(p.unlock, 1);
+	CHECK_INT(p.backend, PLAN_COPYUP);
+	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+	CHECK(strstr(text, "unlock           LUKS container /dev/sda2, with a passphrase"));
+	/* a key file */
+	device_facts(&c, &f, "union.upper=LABEL=persistence:key=LABEL=KEYS:/keys/stick.key", "/dev/sda2",
+		     "crypto_LUKS");
+	CHECK_INT(c.upper_keyed, 1);
+	CHECK_STR(c.upper_spec.value, "persistence");
+	CHECK_STR(c.upper_key.value, "KEYS");
+	CHECK_STR(c.upper_key.paths[0], "/keys/stick.key");
+	plan_build(&f, &p);
+	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+	CHECK(strstr(text, "unlock           LUKS container, with the key file LABEL=KEYS:/keys/stick.key\n"));
+	CHECK(strstr(text, "unlock the LUKS container: its key file (failing: union.onfail)"));
+	/* it failed: union.onfail, and nothing is unlocked */
+	f.failed_step = STEP_UNLOCK;
+	plan_build(&f, &p);
+	CHECK_INT(p.unlock, 0);
+	CHECK_INT(p.upper_failed, 1);
+	CHECK_INT(p.upper_kind, UPPER_TMPFS);
+	/* not a LUKS container: nothing to open */
+	device_facts(&c, &f, "union.upper=LABEL=persistence", "/dev/sda2", "ext4");
+	plan_build(&f, &p);
+	CHECK_INT(p.unlock, 0);
+}
+
 /* A tool runs from the initramfs when it is there, else from the top-most
  * layer holding one; found nowhere, none runs. */
 static void a_tool_is_the_initramfs_then_the_top_most_layer(void)
@@ -872,6 +927,7 @@ UNIT_SUITE(plan,
 	   { "failsafe on vfat takes an overlay over tmpfs", failsafe_on_vfat_takes_an_overlay_over_tmpfs },
 	   { "a missing persistence file is made only with union.persist.size", a_missing_persistence_file_is_made_only_with_a_size },
 	   { "a missing persistence partition is made only for a label", a_missing_persistence_partition_is_made_only_for_a_label },
+	   { "a LUKS branch is unlocked first", a_luks_branch_is_unlocked_first },
 	   { "a tool is the initramfs', then the top-most layer's", a_tool_is_the_initramfs_then_the_top_most_layer },
 	   { "the wait list holds the layers, the branch and the hash devices",
 	     the_wait_list_holds_the_layers_the_branch_and_the_hash_devices },

@@ -233,10 +233,23 @@ static const char *check_string(const struct param *p, const char *v)
 			return why;
 		parsed.n = (unsigned)n;
 		return NULL;
-	case P_UPPER:
+	case P_UPPER: {
+		const char *key = strstr(v, UPPER_KEY);
+		char dev[CFG_SPEC_MAX];
+
 		if (strcmp(v, "tmpfs") == 0 || strcmp(v, "none") == 0)
 			return NULL;
-		FALLTHROUGH;
+		if (!key)
+			return spec_parse(v, &parsed.specs[0], why, sizeof(why)) < 0 ? why : (parsed.n = 1, NULL);
+		/* SPEC:key=KEYSPEC: the LUKS branch and its key file's SPEC */
+		memcpy(dev, v, (size_t)(key - v)); /* shorter than v, which fits cap */
+		dev[key - v] = '\0';
+		if (spec_parse(dev, &parsed.specs[0], why, sizeof(why)) < 0 ||
+		    spec_parse(key + strlen(UPPER_KEY), &parsed.specs[1], why, sizeof(why)) < 0)
+			return why;
+		parsed.n = 2;
+		return parsed.specs[1].npaths ? NULL : "key= names no file (want key=LABEL=KEYS:/path)";
+	}
 	case P_SPEC:
 		if (spec_parse(v, &parsed.specs[0], why, sizeof(why)) < 0)
 			return why;
@@ -361,9 +374,12 @@ static int apply_int(const struct param *p, const char *val, int *num, config_er
 static void keep_parsed(struct config *c, const struct param *p)
 {
 	if (p->off == offsetof(struct config, upper)) {
-		c->upper_is_spec = parsed.n == 1;
+		c->upper_is_spec = parsed.n >= 1;
+		c->upper_keyed = parsed.n == 2;
 		if (parsed.n)
 			c->upper_spec = parsed.specs[0];
+		if (c->upper_keyed)
+			c->upper_key = parsed.specs[1];
 	} else if (p->off == offsetof(struct config, lower)) {
 		memcpy(c->lower_spec, parsed.specs, sizeof(c->lower_spec));
 		c->nlower_spec = parsed.n;

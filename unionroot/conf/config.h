@@ -12,6 +12,7 @@
 #include "conf/verity_arg.h"
 
 #define CFG_SPEC_MAX 256   /* one SPEC */
+#define UPPER_KEY ":key="  /* union.upper=SPEC:key=KEYSPEC, a LUKS branch's key file */
 #define CFG_LIST_MAX 1024  /* a comma list of SPECs */
 #define CFG_PATH_MAX 256
 #define CFG_OPTS_MAX 256
@@ -84,6 +85,8 @@ struct config {
 	 * every reader uses these, none parses the text again. */
 	struct spec upper_spec;     /* union.upper, when upper_is_spec */
 	int upper_is_spec;          /* union.upper names a device: not "", tmpfs or none */
+	struct spec upper_key;      /* union.upper=SPEC:key=KEYSPEC: the key file of a LUKS branch */
+	int upper_keyed;            /* it names one; else a passphrase is asked for */
 	struct spec lower_spec[SPEC_LIST_MAX]; /* union.lower */
 	unsigned nlower_spec;
 	struct spec root_spec;      /* root=, when root is set */

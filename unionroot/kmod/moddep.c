@@ -251,7 +251,8 @@ static const struct {
 	{ "kernel/fs/", NEED_MOUNT },                  /* a mount of its type */
 	{ "kernel/drivers/block/loop.", NEED_LOOP },   /* an image file */
 	{ "kernel/drivers/mtd/", NEED_FLASH },         /* an mtd: or ubi: SPEC */
-	{ "kernel/drivers/md/", NEED_DM },             /* a layer verified by dm-verity */
+	{ "kernel/drivers/md/", NEED_DM },             /* dm-verity's layer, dm-crypt's branch */
+	{ "kernel/crypto/xts.", NEED_DM },             /* LUKS2's default cipher mode */
 	/* ubifs asks for its zstd compressor at init, with no softdep */
 	{ "kernel/crypto/zstd.", NEED_FLASH },
 };

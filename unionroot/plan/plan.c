@@ -45,6 +45,8 @@ const char *plan_upper_fs(const struct plan *p)
 		return "tmpfs";
 	if (c->upperfs[0])
 		return c->upperfs;
+	if (p->unlock && !(p->facts->done >> RUN_UNLOCK & 1))
+		return "";
 	return p->facts->upper_type ? p->facts->upper_type : "";
 }
 
@@ -304,6 +306,8 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	p->fallback = p->upper_kind == UPPER_DEVICE ? c->onfail : FALLBACK_READONLY;
 	if (p->upper_kind == UPPER_DEVICE && branch_unusable(f, p))
 		take_fallback(p);
+	p->unlock = p->upper_kind == UPPER_DEVICE && !p->upper_failed &&
+		    ((f->done >> RUN_UNLOCK & 1) || (f->upper_type && strcmp(f->upper_type, PLAN_LUKS) == 0));
 	if (p->upper_kind == UPPER_DEVICE)
 		decide_branch(f, p);
 	if (p->upper_kind == UPPER_TMPFS && f->tmpfs_errno)

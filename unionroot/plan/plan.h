@@ -37,7 +37,7 @@ struct plan_wait {
  * so the plan is decided again and its fallback is what the boot does. */
 enum plan_step {
 	STEP_NONE, STEP_FIND, STEP_FSCK, STEP_MOUNT, STEP_LAYOUT, STEP_COPYUP, STEP_OVERLAY,
-	STEP_TMPFS
+	STEP_TMPFS, STEP_UNLOCK
 };
 /* What a failed step leads to: union.onfail's four for a device (the same
  * values, so config_onfail_name() names them), a root without a writable
@@ -90,6 +90,7 @@ enum run_kind {
 	RUN_MOUNT_LOWER,    /* read-only layer arg (1-based) */
 	RUN_MAKE_PERSIST,   /* the missing persistence file, made: the layers' mkfs may serve */
 	RUN_MAKE_PART,      /* the missing persistence partition, made on the live medium's disk */
+	RUN_UNLOCK,         /* a LUKS container's branch opened: key file or passphrase */
 	RUN_PROBE_OVERLAY,  /* what overlayfs the kernel offers: a fact */
 	RUN_NO_COPYUP,      /* copy-up is needed, and the build has none: said */
 	RUN_MOUNT_BRANCH,   /* check, mount and open the writable device */
@@ -145,6 +146,7 @@ struct plan_facts {
 	int no_verity;                 /* nor dm-verity */
 	int no_flash;                  /* nor raw flash (mtd:, ubi:, union.ubi=) */
 	const char *tools_ran;         /* the tools that ran and where from, "" or NULL none */
+	const char *unlocked_from;     /* the LUKS container the branch was opened from, "" none */
 };
 
 struct plan {
@@ -185,6 +187,7 @@ struct plan {
 	uint64_t persist_bytes;        /* union.persist.size: a missing file is made, 0 never */
 	const char *persist_fs;        /* and formatted as this */
 	int persist_make;              /* it is missing: make it now (or made at this boot) */
+	int unlock;                    /* the branch is a LUKS container, opened first */
 	int drivers;                   /* enum cfg_drivers: all the hardware asks for, or
 	                                * only until every medium is found */
 	char fallback_why[PLAN_FAIL_MAX]; /* why the writable device falls to union.onfail */
@@ -200,6 +203,8 @@ const struct verity_arg *plan_verity(const struct plan *p, unsigned n);
 /* A SPEC (the role, then the SPEC) in a build without raw flash. */
 #define PLAN_NEEDS_FLASH "%s %s needs raw flash (mtd:, ubi:), which this build leaves out (FLASH=0)"
 /* A layer to verify (its number) in a build without dm-verity. */
+/* The type a LUKS container probes as (blkid's). */
+#define PLAN_LUKS "crypto_LUKS"
 #define PLAN_NEEDS_VERITY "read-only layer %u: union.verity= asks for dm-verity, which this build leaves out (VERITY=0)"
 
 void plan_build(const struct plan_facts *f, struct plan *p);
@@ -213,7 +218,8 @@ int plan_tool_choose(const unsigned *found, unsigned n, unsigned *place);
 /* union.upper as the plan's text says it: its SPEC written out, else as given. */
 #define PLAN_SPEC_TEXT_MAX (SPEC_VALUE_MAX + SPEC_PATHS_MAX * SPEC_PATH_MAX)
 void plan_upper_text(const struct config *c, char *buf, size_t cap);
-/* The writable branch's file system as the plan uses it ("tmpfs", "" unknown). */
+/* The writable branch's file system as the plan uses it ("tmpfs", "" unknown:
+ * a LUKS container's, until it is opened). */
 const char *plan_upper_fs(const struct plan *p);
 /* The facts a command gathers at once, where the boot runs a step for each:
  * the modules, the media, a blank device's format, the kernel's overlayfs. */

@@ -84,6 +84,8 @@ void plan_rows(struct plan *p)
 	if (p->persist_make && p->upper_kind == UPPER_DEVICE && !p->upper_failed)
 		add(p, p->persist_part ? RUN_MAKE_PART : RUN_MAKE_PERSIST, 0, RUNFAIL_BRANCH,
 		    "union.persist.size");
+	if (p->unlock)
+		add(p, RUN_UNLOCK, 0, RUNFAIL_BRANCH, f->cfg->upper_keyed ? "its key file" : "a passphrase");
 	if (p->upper_kind != UPPER_NONE && p->nlayers)
 		add(p, RUN_PROBE_OVERLAY, 0, RUNFAIL_NONE, NULL);
 	if (p->upper_failed && !not_found(f))
@@ -125,6 +127,7 @@ const char *plan_row_name(int kind)
 		[RUN_MOUNT_LOWER] = "mount read-only layer",
 		[RUN_MAKE_PERSIST] = "make the persistence file",
 		[RUN_MAKE_PART] = "make the persistence partition",
+		[RUN_UNLOCK] = "unlock the LUKS container",
 		[RUN_PROBE_OVERLAY] = "look for overlayfs",
 		[RUN_NO_COPYUP] = "no copy-up in this build",
 		[RUN_MOUNT_BRANCH] = "mount the writable branch",

@@ -53,16 +53,32 @@ static void persist_line(struct sbuf *sb, const struct plan *p)
 			  c->persist_size, p->persist_fs);
 }
 
-/* mkfs and fsck: plan_tool_choose's order, and what ran (a fact). */
+/* mkfs, fsck and cryptsetup: plan_tool_choose's order, and what ran (a fact). */
 static void tools_line(struct sbuf *sb, const struct plan *p)
 {
 	const char *ran = p->facts->tools_ran;
 
-	if (!(ran && ran[0]) && !p->persist_bytes)
+	if (!(ran && ran[0]) && !p->persist_bytes && !p->unlock)
 		return;
-	sbuf_addf(sb, KEY "%s%s\n", "tools",
-		  "mkfs and fsck from the initramfs, else the read-only image's own; ran: ",
-		  ran && ran[0] ? ran : "none");
+	sbuf_addf(sb, KEY "%s%s%s\n", "tools",
+		  p->unlock ? "mkfs, fsck and cryptsetup" : "mkfs and fsck",
+		  " from the initramfs, else the read-only image's own; ran: ", ran && ran[0] ? ran : "none");
+}
+
+/* A LUKS branch: how it is opened, and from which container once it is. */
+static void unlock_line(struct sbuf *sb, const struct plan *p)
+{
+	const struct config *c = p->facts->cfg;
+	const char *from = p->facts->unlocked_from;
+	char key[PLAN_SPEC_TEXT_MAX];
+
+	if (!p->unlock)
+		return;
+	sbuf_addf(sb, KEY "LUKS container%s%s, ", "unlock", from && from[0] ? " " : "", from ? from : "");
+	if (c->upper_keyed && spec_format(&c->upper_key, key, sizeof(key)) == 0)
+		sbuf_addf(sb, "with the key file %s\n", key);
+	else
+		sbuf_add(sb, "with a passphrase asked on the consoles (3 tries)\n");
 }
 
 static void backend_line(struct sbuf *sb, const struct plan *p)
@@ -181,6 +197,7 @@ int plan_format_decisions(const struct plan *p, char *buf, size_t cap)
 	upper_line(&sb, p, spec);
 	if (p->persist_path || p->persist_part)
 		persist_line(&sb, p);
+	unlock_line(&sb, p);
 	tools_line(&sb, p);
 	backend_line(&sb, p);
 	if (p->upper_kind == UPPER_DEVICE || p->decided.failsafe)
