@@ -71,9 +71,9 @@ NOCOPYUP_SRC := unionroot/copyup/copyup_none.c unionroot/diff/copyup_diff_none.c
 # layer union.verity= names is refused as a failed verity setup is, and the
 # plan says so (UNIONROOT_NO_VERITY). union.verity='s parser stays, for the
 # plan names the layers. 4.3 KB of loaded bytes (doc/measurements.md, "Size").
+# media/dm.c stays: a LUKS branch's device is closed with it.
 VERITY   ?= 1
-VERITY_SRC := init/verity.c unionroot/media/dm.c unionroot/media/verity_sb.c \
-              unionroot/media/verity_table.c
+VERITY_SRC := init/verity.c unionroot/media/verity_sb.c unionroot/media/verity_table.c
 NOVERITY_SRC := init/verity_none.c
 # FLASH=0 leaves the raw-flash stack out (boards on block devices only): an
 # mtd: or ubi: SPEC is never found, so a read-only layer on it stops the

@@ -205,6 +205,10 @@ void image_release_upper(struct boot *b);
 /* 1 when path is a file on medium dev (mounted and unmounted again), 0 not,
  * -errno when the medium cannot be mounted. */
 int image_present(struct boot *b, const char *dev, const char *type, const char *path) WUR;
+/* init/toram.c: union.toram's copy of the image behind fd (size bytes) in a
+ * tmpfs of its own: a read-only fd of the copy, or -errno (said; the caller
+ * runs from the medium). */
+int toram_copy(int fd, uint64_t size, const char *role) WUR;
 /* Up to cap bytes of the file path on medium dev (mounted and unmounted
  * again), never through a symlink out of it: how many, or -errno. */
 ssize_t image_read_file(struct boot *b, const char *dev, const char *type, const char *path, void *buf,

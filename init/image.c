@@ -13,8 +13,6 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "lib/fdcopy.h"
-#include "lib/lines.h"
 #include "lib/log.h"
 #include "lib/resolve.h"
 #include "media/loopdev.h"
@@ -25,7 +23,6 @@
 #include "lib/sysx.h"
 
 #define MEDIA_DIR RUNDIR "/media"
-#define TORAM_DIR RUNDIR "/toram"
 #define MEDIA_FLAGS (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
 /* O_NONBLOCK: a FIFO at the image path would block the open (sys_file_check) */
 #define IMAGE_FLAGS (O_NOCTTY | O_NONBLOCK)
@@ -46,7 +43,7 @@ struct chain {
 	unsigned n;
 };
 
-static unsigned media_seq, toram_seq;
+static unsigned media_seq;
 
 /* A device is mounted once and shared by every chain that starts on it: the
  * kernel refuses a second mount of a block device with another read-only
@@ -167,81 +164,6 @@ static int mount_level(struct boot *b, struct chain *c, const char *dev, const c
 static int level_fd(const struct chain *c)
 {
 	return sys_open(c->lv[c->n - 1].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-}
-
-struct progress {
-	const char *role;
-	uint64_t total;
-};
-
-static void toram_tick(uint64_t done, void *ctx)
-{
-	const struct progress *p = ctx;
-
-	log_note("%s: copying to RAM: %llu of %llu MiB", p->role, (unsigned long long)(done >> 20),
-		 (unsigned long long)(p->total >> 20));
-}
-
-/* union.toram: the image behind fd into a tmpfs of its own. Returns a
- * read-only fd of the copy, or -errno (the caller keeps the medium). */
-static int toram_copy(int fd, uint64_t size, const char *role)
-{
-	char meminfo[4096], dir[48], opts[48];
-	uint64_t avail, need;
-	int dfd, out, rc;
-
-	if (sys_read_file("/proc/meminfo", meminfo, sizeof(meminfo)) < 0 ||
-	    proc_kb(meminfo, "MemAvailable", &avail) < 0) {
-		log_err("%s: union.toram: cannot read MemAvailable; running from the medium", role);
-		return -ENOENT;
-	}
-	if (toram_fits(size, avail, &need) < 0) {
-		log_err("%s: union.toram: the image needs %llu MiB of RAM, %llu MiB are available; running from the medium (it cannot be removed)",
-			role, (unsigned long long)(need >> 20), (unsigned long long)(avail >> 20));
-		return -ENOMEM;
-	}
-	rc = strfmt(dir, sizeof(dir), TORAM_DIR "/%u", toram_seq++);
-	if (rc == 0)
-		rc = strfmt(opts, sizeof(opts), "mode=0700,size=%llu",
-			    (unsigned long long)((size + (1u << 20)) & ~((1ull << 20) - 1)));
-	if (rc == 0)
-		rc = sys_mkdir_p(dir, 0700);
-	if (rc == 0)
-		rc = sys_mount("toram", dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts);
-	if (rc < 0) {
-		log_err("%s: union.toram: cannot make a tmpfs at %s: %s; running from the medium", role,
-			dir, strerror(-rc));
-		return rc;
-	}
-	dfd = sys_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	out = dfd < 0 ? dfd : sys_openat(dfd, "image", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
-	rc = out < 0 ? out : 0;
-	log_note("%s: union.toram: copying %llu MiB to RAM", role, (unsigned long long)(size >> 20));
-	if (rc == 0)
-		rc = (int)sys_lseek(fd, 0, SEEK_SET); /* the new offset, 0, or -errno */
-	if (rc == 0) {
-		static char buf[128 * 1024];
-		struct progress p = { role, size };
-
-		watchdog_step(0, "copying %s to RAM", role); /* it says its progress itself */
-		rc = fd_copy(fd, out, size, buf, sizeof(buf), toram_tick, &p);
-		watchdog_step_end();
-	}
-	if (out >= 0)
-		sys_close(out);
-	if (rc == 0)
-		rc = sys_openat(dfd, "image", O_RDONLY | O_CLOEXEC, 0);
-	if (dfd >= 0)
-		sys_close(dfd);
-	if (rc < 0) {
-		int err;
-
-		log_err("%s: union.toram: copying to %s failed: %s; running from the medium", role, dir,
-			strerror(-rc));
-		if ((err = sys_umount2(dir, MNT_DETACH)) < 0)
-			log_warn("cannot unmount %s: %s", dir, strerror(-err));
-	}
-	return rc;
 }
 
 /* Loop-attaches fd (how: LOOP_* bits) and probes the loop device; a
@@ -475,44 +397,38 @@ void image_release_upper(struct boot *b)
 	}
 }
 
-ssize_t image_read_file(struct boot *b, const char *dev, const char *type, const char *path, void *buf,
-			size_t cap)
+/* The file path on medium dev, mounted for it: *n gets up to cap bytes of
+ * it read (0 with no buf) or -errno; the mount's own -errno, else 0. */
+static int read_beneath(struct boot *b, const char *dev, const char *type, const char *path, void *buf,
+			size_t cap, ssize_t *n)
 {
 	struct chain c = { .n = 0 };
 	int dir, fd, rc = mount_level(b, &c, dev, type, "", 0);
-	ssize_t n;
 
-	if (rc < 0) {
-		chain_release(&c);
-		return rc;
-	}
-	dir = level_fd(&c);
+	dir = rc < 0 ? rc : level_fd(&c);
 	fd = dir < 0 ? dir : sys_file_check(sys_open_beneath(dir, path, O_RDONLY | IMAGE_FLAGS), NULL);
-	n = fd < 0 ? fd : sys_read(fd, buf, cap);
+	*n = fd < 0 ? fd : buf ? sys_read(fd, buf, cap) : 0;
 	if (dir >= 0)
 		sys_close(dir);
 	if (fd >= 0)
 		sys_close(fd);
 	chain_release(&c);
-	return n;
+	return rc;
+}
+
+ssize_t image_read_file(struct boot *b, const char *dev, const char *type, const char *path, void *buf,
+			size_t cap)
+{
+	ssize_t n;
+	int rc = read_beneath(b, dev, type, path, buf, cap, &n);
+
+	return rc < 0 ? rc : n;
 }
 
 int image_present(struct boot *b, const char *dev, const char *type, const char *path)
 {
-	struct chain c = { .n = 0 };
-	int dir, fd, rc;
+	ssize_t n;
+	int rc = read_beneath(b, dev, type, path, NULL, 0, &n);
 
-	rc = mount_level(b, &c, dev, type, "", 0);
-	if (rc < 0) {
-		chain_release(&c);
-		return rc;
-	}
-	dir = level_fd(&c);
-	fd = dir < 0 ? dir : sys_file_check(sys_open_beneath(dir, path, O_RDONLY | IMAGE_FLAGS), NULL);
-	if (dir >= 0)
-		sys_close(dir);
-	if (fd >= 0)
-		sys_close(fd);
-	chain_release(&c);
-	return fd >= 0;
+	return rc < 0 ? rc : n >= 0;
 }

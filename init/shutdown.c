@@ -141,9 +141,7 @@ static void release_layers(void)
 		} else if (steps[i].what == SHUTDOWN_LOOP) {
 			rc = loop_detach(steps[i].path);
 		} else {
-#ifndef UNIONROOT_NO_VERITY
 			rc = dm_remove(steps[i].path);
-#endif
 		}
 		if (rc < 0 && rc != -ENXIO && rc != -ENODEV && rc != -ENOENT)
 			log_warn("shutdown: cannot detach %s: %s", steps[i].path, strerror(-rc));

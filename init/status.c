@@ -84,6 +84,7 @@ void status_write(struct boot *b)
 		rs.upper_dev = b->upper_dev;
 		rs.upper_type = b->upper_type;
 		rs.upper_image = b->upper_via;
+		rs.upper_luks = b->upper_locked;
 		rs.upper_driver = driver_of(b->upper_dev, driver[SPEC_LIST_MAX], sizeof(driver[SPEC_LIST_MAX]));
 	} else {
 		rs.upper_kind = b->upper_kind == UPPER_TMPFS ? RUNSTATE_UPPER_TMPFS : RUNSTATE_UPPER_NONE;

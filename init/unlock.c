@@ -13,6 +13,7 @@
 
 #include "boot.h"
 #include "lib/log.h"
+#include "lib/runstate.h"
 #include "lib/sbuf.h"
 #include "lib/sys.h"
 #include "lib/sysx.h"
@@ -20,7 +21,7 @@
 #include "probe/probe.h"
 #include "steps.h"
 
-#define CRYPT_NAME "unionroot-crypt"
+#define CRYPT_NAME RUN_CRYPT_DM
 #define CRYPT_TIMEOUT_S 300 /* argon2 may ask for a second per try on a slow board */
 #define KEY_MAX 8192        /* cryptsetup's default for a key file */
 #define TRIES 3
@@ -178,8 +179,9 @@ static int crypt_node(char *node, size_t cap)
 
 static int open_with(const struct tool *t, const char *dev, const void *k, size_t len)
 {
-	char *argv[] = { (char *)t->path, "open", "--type", "luks", "--key-file=-", (char *)dev, CRYPT_NAME,
-			 NULL };
+	/* no locks: the image's /run is read-only, and PID 1 is alone here */
+	char *argv[] = { (char *)t->path, "open", "--type", "luks", "--disable-locks", "--key-file=-",
+			 (char *)dev, CRYPT_NAME, NULL };
 
 	return tool_run_input(t, argv, CRYPT_TIMEOUT_S, k, len);
 }

@@ -6,7 +6,8 @@
 # (device-mapper targets, f2fs, vfat). The guest loads MODULES (and their
 # dependencies) first, has tmpfs on /tmp and /run, and runs SCRIPT as root
 # with HOSTVM=1 and the assignments in the array HOSTVM_ENV; its output
-# comes on stdout, its exit status is returned.
+# comes on stdout, its exit status is returned. HOSTVM_DISK=FILE gives the
+# guest FILE as its disk vda (virtio_blk among MODULES), written through.
 
 # host_vm_ready: 0 when the build's kernel and QEMU are there.
 host_vm_ready() {
@@ -59,6 +60,7 @@ host_vm() {
 		-kernel "$HOSTVM_KDIR/boot/vmlinuz-$HOSTVM_KVER" -initrd "$dir/initrd" \
 		-append "console=ttyS0 quiet loglevel=1 panic=-1 rdinit=/init" \
 		-virtfs local,path=/,mount_tag=host,security_model=passthrough,readonly=on,multidevs=remap \
+		${HOSTVM_DISK:+-drive "file=$HOSTVM_DISK,format=raw,if=virtio"} \
 		-display none -serial stdio -monitor none -no-reboot </dev/null |
 		sed -u 's/\r$//' | tee "$dir/out" | grep --line-buffered -v -e '^HOSTVM-EXIT=' -e 'reboot: Power down'
 	rc=$(sed -n 's/^HOSTVM-EXIT=//p' "$dir/out" | tail -1)

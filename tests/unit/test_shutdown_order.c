@@ -62,6 +62,23 @@ static void disks_and_tmpfs_have_no_device_step(void)
 	check_step(&s[2], SHUTDOWN_UMOUNT, "/run/unionroot/lower/0");
 }
 
+/* a LUKS persistence file: the branch, the opened container, its loop */
+static void a_luks_container_is_closed_before_its_loop(void)
+{
+	struct shutdown_step s[SHUTDOWN_STEPS_MAX];
+	int n = order_of("backend=overlay\n"
+			 "lower1=/dev/vdb /dev/vdb squashfs /run/unionroot/lower/0\n"
+			 "upper=LABEL=STICK:/persistence.img /dev/dm-0 ext4 /run/unionroot/rw\n"
+			 "upper_luks=/dev/loop1\n",
+			 s, SHUTDOWN_STEPS_MAX);
+
+	CHECK_INT(n, 4);
+	check_step(&s[0], SHUTDOWN_UMOUNT, "/run/unionroot/rw");
+	check_step(&s[1], SHUTDOWN_DM, "unionroot-crypt");
+	check_step(&s[2], SHUTDOWN_LOOP, "/dev/loop1");
+	check_step(&s[3], SHUTDOWN_UMOUNT, "/run/unionroot/lower/0");
+}
+
 static void a_read_only_boot_and_a_full_table(void)
 {
 	struct shutdown_step s[2];
@@ -101,6 +118,7 @@ static void of_two_mounts_at_one_path_the_upper_goes_first(void)
 }
 
 UNIT_SUITE(shutdown_order,
+	{ "a LUKS container is closed before its loop", a_luks_container_is_closed_before_its_loop },
 	   { "a persistence file before its loop, a layer before its device", a_persistence_file_before_its_loop_a_layer_before_its_device },
 	   { "disks and a tmpfs branch have no device step; the saved branch goes with it", disks_and_tmpfs_have_no_device_step },
 	   { "a read-only boot, and a table too small", a_read_only_boot_and_a_full_table },

@@ -13,6 +13,7 @@
 #include "conf/config_values.h"
 #include "conf/peers.h"
 #include "lib/sbuf.h"
+#include "lib/strnum.h"
 
 enum ptype {
 	P_SPECLIST, /* union.lower */
@@ -234,21 +235,19 @@ static const char *check_string(const struct param *p, const char *v)
 		parsed.n = (unsigned)n;
 		return NULL;
 	case P_UPPER: {
-		const char *key = strstr(v, UPPER_KEY);
+		const char *key = str_find(v, UPPER_KEY);
 		char dev[CFG_SPEC_MAX];
 
 		if (strcmp(v, "tmpfs") == 0 || strcmp(v, "none") == 0)
 			return NULL;
-		if (!key)
-			return spec_parse(v, &parsed.specs[0], why, sizeof(why)) < 0 ? why : (parsed.n = 1, NULL);
-		/* SPEC:key=KEYSPEC: the LUKS branch and its key file's SPEC */
-		memcpy(dev, v, (size_t)(key - v)); /* shorter than v, which fits cap */
-		dev[key - v] = '\0';
+		/* SPEC[:key=KEYSPEC]: the branch (a LUKS one) and its key file's SPEC */
+		if (strcopy(dev, sizeof(dev), v) == 0 && key) /* v fits cap */
+			dev[key - v] = '\0';
 		if (spec_parse(dev, &parsed.specs[0], why, sizeof(why)) < 0 ||
-		    spec_parse(key + strlen(UPPER_KEY), &parsed.specs[1], why, sizeof(why)) < 0)
+		    (key && spec_parse(key + strlen(UPPER_KEY), &parsed.specs[1], why, sizeof(why)) < 0))
 			return why;
-		parsed.n = 2;
-		return parsed.specs[1].npaths ? NULL : "key= names no file (want key=LABEL=KEYS:/path)";
+		parsed.n = key ? 2 : 1;
+		return !key || parsed.specs[1].npaths ? NULL : "key= names no file (want key=LABEL=KEYS:/path)";
 	}
 	case P_SPEC:
 		if (spec_parse(v, &parsed.specs[0], why, sizeof(why)) < 0)

@@ -40,6 +40,8 @@ int runstate_write(const struct runstate *rs, struct sbuf *sb)
 		record_addf(sb, "upper_image=%s", rs->upper_image);
 	if (*str(rs->upper_driver))
 		record_addf(sb, "upper_driver=%s", rs->upper_driver);
+	if (*str(rs->upper_luks))
+		record_addf(sb, "upper_luks=%s", rs->upper_luks);
 	record_addf(sb, "upper_state=%s", str(rs->upper_state));
 	record_addf(sb, "drivers_left=%s", str(rs->drivers_left));
 	if (*str(rs->root_flags))
@@ -102,6 +104,7 @@ static const struct key_row keys[] = {
 	ROW("upper", K_UPPER, upper_kind),
 	ROW("upper_image", K_STR, upper_image),
 	ROW("upper_driver", K_STR, upper_driver),
+	ROW("upper_luks", K_STR, upper_luks),
 	ROW("upper_state", K_STR, upper_state),
 	ROW("drivers_left", K_STR, drivers_left),
 	ROW("root_flags", K_STR, root_flags),

@@ -37,6 +37,7 @@
 #define RUN_INITRAMFS "/run/initramfs"
 #define RUN_SHUTDOWN RUN_INITRAMFS "/shutdown"
 #define RUN_VERITY_DM_FMT "unionroot-verity-%u" /* layer N's dm-verity device, from 1 */
+#define RUN_CRYPT_DM "unionroot-crypt"          /* the writable branch's opened LUKS container */
 
 /* The capacities of the record: as many layers as a SPEC list holds
  * (spec.h's SPEC_LIST_MAX), as many messages as the log keeps (LOG_KEEP). */
@@ -69,6 +70,7 @@ struct runstate {
 	int upper_kind; /* enum runstate_upper */
 	const char *upper_spec, *upper_dev, *upper_type; /* RUNSTATE_UPPER_DEVICE */
 	const char *upper_image, *upper_driver;          /* "" when absent */
+	const char *upper_luks;        /* the LUKS container upper_dev was opened from, "" none */
 	const char *upper_state;
 	const char *drivers_left;
 	const char *root_flags; /* "" when the root has none */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The order of a shutdown, from the status record: a layer is unmounted
- * before the device under it is detached, a device before its medium. */
+ * before the device under it is detached (a LUKS container closed before
+ * its loop), a device before its medium. */
 #include "plan/shutdown_order.h"
 
 #include <errno.h>
@@ -45,8 +46,11 @@ int shutdown_order(const struct runstate *rs, struct shutdown_step *steps, size_
 		rc = add(steps, cap, &n, SHUTDOWN_UMOUNT, RWDIR);
 	if (rc == 0 && rs->saved)
 		rc = add(steps, cap, &n, SHUTDOWN_UMOUNT, SAVEDIR);
+	if (rc == 0 && rs->upper_kind == RUNSTATE_UPPER_DEVICE && *(rs->upper_luks ? rs->upper_luks : ""))
+		rc = add(steps, cap, &n, SHUTDOWN_DM, RUN_CRYPT_DM); /* then the container's own device */
 	if (rc == 0 && rs->upper_kind == RUNSTATE_UPPER_DEVICE)
-		rc = device(steps, cap, &n, rs->upper_dev, 0);
+		rc = device(steps, cap, &n, *(rs->upper_luks ? rs->upper_luks : "") ? rs->upper_luks : rs->upper_dev,
+			    0);
 	for (unsigned i = rs->nlower; rc == 0 && i-- > 0;) {
 		char dir[sizeof(steps->path)];
 

@@ -20,8 +20,8 @@ struct shutdown_step {
 	char path[48];
 };
 
-/* the branch, the saved branch, its loop; each layer, its device */
-#define SHUTDOWN_STEPS_MAX (3 + 2 * RUNSTATE_LOWER_MAX)
+/* the branch, the saved branch, its LUKS container, its loop; each layer, its device */
+#define SHUTDOWN_STEPS_MAX (4 + 2 * RUNSTATE_LOWER_MAX)
 
 /* The steps that take the union's layers apart once the root above them is
  * gone: the writable branch, then its loop device, then each read-only
