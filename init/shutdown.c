@@ -29,6 +29,7 @@
 #define SHUTDOWN_DEADLINE_S "20"
 #define SHUTDOWN_DEADLINE_MS 20000
 #define MOUNTS_MAX 256
+#define LOOP_FREE_MS 3000 /* a loop's autoclear, run from a work queue */
 
 static const struct action {
 	char name[9];
@@ -139,7 +140,10 @@ static void release_layers(void)
 			IGNORE(sys_remount(steps[i].path, MS_RDONLY, 0));
 			release(steps[i].path);
 		} else if (steps[i].what == SHUTDOWN_LOOP) {
+			/* its medium is unmounted next: once the loop has let go */
 			rc = loop_detach(steps[i].path);
+			if (rc == 0)
+				rc = loop_wait_free(steps[i].path, LOOP_FREE_MS);
 		} else {
 			rc = dm_remove(steps[i].path);
 		}

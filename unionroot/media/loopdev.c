@@ -8,6 +8,7 @@
 #include <linux/loop.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/sbuf.h"
@@ -106,4 +107,23 @@ int loop_detach(const char *path)
 	rc = ioctl(fd, LOOP_CLR_FD, 0) < 0 ? -errno : 0;
 	close(fd);
 	return rc;
+}
+
+int loop_wait_free(const char *path, unsigned ms)
+{
+	for (unsigned t = 0;; t += 10) {
+		struct loop_info64 info;
+		struct timespec tick = { 0, 10 * 1000 * 1000 };
+		int fd = open(path, O_RDONLY | O_CLOEXEC), bound;
+
+		if (fd < 0)
+			return 0; /* gone with it */
+		bound = ioctl(fd, LOOP_GET_STATUS64, &info) == 0; /* ENXIO once free */
+		close(fd);
+		if (!bound)
+			return 0;
+		if (t >= ms)
+			return -EBUSY;
+		nanosleep(&tick, NULL);
+	}
 }

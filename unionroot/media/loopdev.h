@@ -26,5 +26,9 @@ struct loopdev {
 int loop_attach(int backing_fd, int how, struct loopdev *out) WUR;
 /* Detaches the loop device at path (it must not be mounted). 0 or -errno. */
 int loop_detach(const char *path) WUR;
+/* After loop_detach: waits up to ms for the kernel to let the loop's file
+ * go (an autoclear runs after the last close, from a work queue), so that
+ * the file's medium can be unmounted. 0, or -EBUSY when it still holds it. */
+int loop_wait_free(const char *path, unsigned ms);
 
 #endif
