@@ -77,11 +77,16 @@ static void own_mounts(void)
 		sys_close(fd);
 }
 
-/* Unmounts path; a mount that stays is remounted read-only, in one line. */
-static void release(const char *path)
+/* Unmounts path; a mount that stays is remounted read-only, in one line.
+ * A file system without data (devtmpfs, proc, sysfs) that is busy (a loop
+ * over a disk's node holds the old root's /dev) is detached lazily. */
+static void release(const char *path, const char *type)
 {
 	int rc = sys_umount2(path, 0), ro;
 
+	if (rc == -EBUSY && type && (strcmp(type, "devtmpfs") == 0 || strcmp(type, "proc") == 0 ||
+				      strcmp(type, "sysfs") == 0))
+		rc = sys_umount2(path, MNT_DETACH);
 	if (rc == 0 || rc == -EINVAL || rc == -ENOENT) /* EINVAL: not mounted (any more) */
 		return;
 	left++;
@@ -94,24 +99,35 @@ static void release(const char *path)
 static void release_under(const char *top, int whole)
 {
 	static char text[65536];
+	static struct mountinfo m[MOUNTS_MAX + 1];
 	const char *mounts[MOUNTS_MAX];
 	size_t n = 0, len = strlen(top);
 	ssize_t got = sys_read_file("/proc/self/mountinfo", text, sizeof(text) - 1);
 	char *pos = text;
-	struct mountinfo m;
 
 	if (got < 0) {
 		log_err("shutdown: /proc/self/mountinfo: %s; %s stays mounted", strerror((int)-got), top);
 		return;
 	}
 	text[got] = '\0';
-	while (n < MOUNTS_MAX && mountinfo_next(&pos, &m))
-		if (strncmp(m.target, top, len) == 0 &&
-		    (m.target[len] == '/' || (m.target[len] == '\0' && whole)))
-			mounts[n++] = m.target;
+	while (n < MOUNTS_MAX && mountinfo_next(&pos, &m[n]))
+		if (strncmp(m[n].target, top, len) == 0 &&
+		    (m[n].target[len] == '/' || (m[n].target[len] == '\0' && whole))) {
+			mounts[n] = m[n].target;
+			n++;
+		}
 	shutdown_deepest_first(mounts, n);
-	for (size_t i = 0; i < n; i++)
-		release(mounts[i]);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		while (k + 1 < n && m[k].target != mounts[i]) /* its type and source */
+			k++;
+		release(mounts[i], m[k].type);
+		/* a loop under it (an ISO file on a stick) is let go, and the
+		 * medium below it is unmounted once the kernel has done so */
+		if (strncmp(m[k].source, "/dev/loop", 9) == 0 && loop_detach(m[k].source) == 0)
+			IGNORE(loop_wait_free(m[k].source, LOOP_FREE_MS));
+	}
 }
 
 /* The union's layers and devices, in the status record's order. */
@@ -138,7 +154,7 @@ static void release_layers(void)
 		if (steps[i].what == SHUTDOWN_UMOUNT) {
 			/* first read-only: an ext4 that the overlay still holds is clean then */
 			IGNORE(sys_remount(steps[i].path, MS_RDONLY, 0));
-			release(steps[i].path);
+			release(steps[i].path, NULL);
 		} else if (steps[i].what == SHUTDOWN_LOOP) {
 			/* its medium is unmounted next: once the loop has let go */
 			rc = loop_detach(steps[i].path);
