@@ -117,7 +117,7 @@ H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 UNIT_INIT := init/tool.c init/tool_place.c init/watchdog.c
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC) $(UNIT_INIT))
 
-.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install fuzz soak
+.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut fuzz soak
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
 
 deps:
@@ -324,6 +324,16 @@ install: $(BUILD)/unionroot
 	install -D -m 0755 $(BUILD)/unionroot $(DESTDIR)$(PREFIX)/sbin/unionroot
 	install -D -m 0644 doc/unionroot.8 $(DESTDIR)$(PREFIX)/share/man/man8/unionroot.8
 	install -D -m 0644 doc/unionroot.cmdline.7 $(DESTDIR)$(PREFIX)/share/man/man7/unionroot.cmdline.7
+
+# The glue of the distributions' own initramfs generators (doc/distributions.md):
+# initramfs-tools' hook and boot=unionroot script, dracut's module.
+install-initramfs-tools:
+	install -D -m 0755 dist/initramfs-tools/hooks/unionroot $(DESTDIR)$(PREFIX)/share/initramfs-tools/hooks/unionroot
+	install -D -m 0644 dist/initramfs-tools/scripts/unionroot $(DESTDIR)$(PREFIX)/share/initramfs-tools/scripts/unionroot
+install-dracut:
+	install -d $(DESTDIR)$(PREFIX)/lib/dracut/modules.d/95unionroot
+	install -m 0755 dist/dracut/95unionroot/*.sh $(DESTDIR)$(PREFIX)/lib/dracut/modules.d/95unionroot/
+	install -m 0644 dist/dracut/95unionroot/*.service $(DESTDIR)$(PREFIX)/lib/dracut/modules.d/95unionroot/
 
 clean:
 	rm -rf $(BUILD)

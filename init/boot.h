@@ -98,6 +98,17 @@ struct boot {
 	char **envp;
 };
 
+/* Where the union is mounted: /newroot, or mount-root's --at DIR. */
+static inline const char *boot_root(const struct boot *b)
+{
+	return b->facts.mount_at && b->facts.mount_at[0] ? b->facts.mount_at : NEWROOT;
+}
+/* mount-root: PID 1's plan run inside another initramfs, which switches */
+static inline int boot_hosted(const struct boot *b)
+{
+	return b->facts.mount_at && b->facts.mount_at[0];
+}
+
 /* init/early.c */
 void early_setup(struct boot *b);
 /* /run/initramfs/shutdown: the union taken apart, then reboot(2) */
@@ -305,6 +316,16 @@ void watchdog_step_end(void);
 void watchdog_stop(void);
 /* init/handoff.c: never returns. */
 NORETURN void handoff(struct boot *b);
+/* What the real root finds in /run/unionroot: the runtime copy of this
+ * binary, the shutdown's way back, the board defaults, the status and plan. */
+void handoff_records(struct boot *b);
+/* init/mountroot.c: `unionroot mount-root --at DIR` in another initramfs:
+ * the plan's steps with the union at DIR; the exit status (never returns
+ * from the boot's loop: mountroot_done exits). */
+int mountroot_main(struct boot *b, int argc, char **argv, char **envp);
+NORETURN void mountroot_done(struct boot *b);
+/* Exits with status after one line: mount-root's end when the boot stops. */
+NORETURN void mountroot_fail(const char *why, int status);
 /* init/rescue.c */
 void rescue_break(struct boot *b, int phase, const char *name);
 /* A reboot after a countdown of RESCUE_REBOOT_S, or a power off; what:

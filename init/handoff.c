@@ -79,7 +79,9 @@ static void shutdown_layout(void)
 			 RUN_INITRAMFS, strerror(-rc));
 }
 
-static void runtime_copies(void)
+/* shutdown: lay out PID 1's way back at poweroff (in another initramfs,
+ * the way back is the host's) */
+static void runtime_copies(int shutdown)
 {
 	int rc = sys_mkdir_p(RUNDIR "/bin", 0755);
 
@@ -88,12 +90,18 @@ static void runtime_copies(void)
 	if (rc < 0)
 		log_err("copying unionroot to %s/bin failed: %s; the runtime commands need the image's own copy",
 			RUNDIR, strerror(-rc));
-	else
+	else if (shutdown)
 		shutdown_layout();
 	utab_keep_media();
 	rc = copy_file("/etc/unionroot.conf", RUNDIR "/unionroot.conf", 0644);
 	if (rc < 0 && rc != -ENOENT)
 		log_warn("copying the board defaults to %s failed: %s", RUNDIR, strerror(-rc));
+}
+
+void handoff_records(struct boot *b)
+{
+	runtime_copies(!boot_hosted(b));
+	status_write(b);
 }
 
 /* The initramfs's root, opened before the switch so that its files can be
@@ -214,8 +222,7 @@ static const char *handoff_check(struct boot *b, char **argv, size_t cap)
 	for (int i = 1; b->argv[i] && argc < (int)cap - 1; i++)
 		argv[argc++] = b->argv[i];
 	argv[argc] = NULL;
-	runtime_copies();
-	status_write(b);
+	handoff_records(b);
 	log_note("switching to %s on %s root; PID 1 took %llu ms (modules %llu, devices %llu, mounts %llu)",
 		 init, b->backend,
 		 (unsigned long long)(sys_now_ms() - b->t_start),

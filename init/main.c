@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* unionroot: PID 1 when the kernel started it (its configuration, then the
- * plan's steps, init/run.c); anything else is the admin tool. */
+ * plan's steps, init/run.c); `mount-root` the same steps inside another
+ * initramfs (init/mountroot.c); anything else is the admin tool. */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -37,6 +38,8 @@ int main(int argc, char **argv, char **envp)
 	name = argc > 0 ? strrchr(argv[0], '/') : NULL;
 	if (argc > 0 && strcmp(name ? name + 1 : argv[0], "shutdown") == 0)
 		shutdown_main(argc, argv);
+	if (!kernel_init() && argc > 1 && strcmp(argv[1], "mount-root") == 0)
+		return mountroot_main(&boot, argc, argv, envp);
 	if (!kernel_init())
 		return cli_main(argc, argv);
 

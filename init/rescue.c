@@ -97,7 +97,8 @@ void rescue_break(struct boot *b, int phase, const char *name)
 
 NORETURN void rescue_fatal(struct boot *b, const char *why)
 {
-	(void)b;
+	if (boot_hosted(b)) /* mount-root: the host's initramfs says what follows */
+		mountroot_fail(why, 1);
 	if (rescue_have_shell()) {
 		IGNORE(rescue_shell(why)); /* whatever the shell did, we reboot next */
 		power(RB_AUTOBOOT, "rescue shell left; rebooting");

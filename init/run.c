@@ -79,6 +79,8 @@ static void fallback(struct boot *b)
 	image_release_upper(b);
 	switch (b->plan.fallback) {
 	case FALLBACK_SHELL:
+		if (boot_hosted(b)) /* the host's initramfs has a shell of its own */
+			mountroot_fail(why, 1);
 		if (rescue_shell(why) < 0)
 			log_err("%s; no rescue shell in the initramfs (union.onfail=shell)", why);
 		break;
@@ -201,6 +203,8 @@ static int run_row(struct boot *b, const struct plan_row *r, struct step_out *o)
 		return step_copyup(b);
 	case RUN_READONLY:
 		return step_readonly(b, o);
+	case RUN_MOUNT_AT:
+		mountroot_done(b);
 	default: /* RUN_HANDOFF */
 		if (b->plan.backend == PLAN_STOP)
 			rescue_fatal(b, b->plan.backend_why);

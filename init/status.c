@@ -57,6 +57,7 @@ void status_write(struct boot *b)
 {
 	static char text[RECORD_MAX];
 	static char spec[SPEC_LIST_MAX + 1][SPEC_VALUE_MAX + 16], driver[SPEC_LIST_MAX + 1][64];
+	static char mode[224];
 	struct sbuf sb;
 	int dir;
 
@@ -64,6 +65,9 @@ void status_write(struct boot *b)
 	_Static_assert(LOG_KEEP <= RUNSTATE_MESSAGES_MAX, "the record holds every kept message");
 	memset(&rs, 0, sizeof(rs));
 	rs.backend = b->backend ? b->backend : "none";
+	if (boot_hosted(b))
+		IGNORE(strfmt(mode, sizeof(mode), "mount-root %s", boot_root(b))); /* under 200 bytes */
+	rs.mode = boot_hosted(b) ? mode : b->pivot ? "no initramfs" : "initramfs";
 	rs.nlower = b->nlower;
 	for (unsigned i = 0; i < b->nlower; i++) {
 		struct runstate_lower *l = &rs.lower[i];

@@ -60,7 +60,7 @@ int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o)
 			log_info("read-only layer %u: %s (%s) on %s", layer, b->lower_dev[i], type, dir);
 	}
 	if (rc == 0 && layer == b->nlower)
-		IGNORE(sys_mkdir_p(NEWROOT, 0755)); /* the initramfs ships it */
+		IGNORE(sys_mkdir_p(boot_root(b), 0755)); /* the initramfs ships it */
 	return rc;
 }
 
@@ -104,12 +104,12 @@ static int mount_overlay(struct boot *b, int with_upper)
 	if (rc < 0)
 		return rc;
 	modules_for_fs(b, "overlay");
-	rc = sys_mount("overlay", NEWROOT, "overlay", flags, b->overlay_opts);
-	if (rc < 0 || !with_upper || (flags & MS_RDONLY) || !path_readonly(NEWROOT))
+	rc = sys_mount("overlay", boot_root(b), "overlay", flags, b->overlay_opts);
+	if (rc < 0 || !with_upper || (flags & MS_RDONLY) || !path_readonly(boot_root(b)))
 		return rc;
 	/* overlayfs mounts read-only when it cannot create work/work (a full
 	 * branch): a union that cannot take a write is a failure, said as one */
-	union_detach(NEWROOT);
+	union_detach(boot_root(b));
 	return -EROFS;
 }
 
@@ -151,14 +151,14 @@ int union_copyup_root(struct boot *b)
 	int rc;
 
 	set_root_flags(b);
-	rc = sys_mount(RWDIR "/" BRANCH_UPPER, NEWROOT, NULL, MS_BIND, NULL);
+	rc = sys_mount(RWDIR "/" BRANCH_UPPER, boot_root(b), NULL, MS_BIND, NULL);
 	/* the root has the flags union.removable asks for, not the tmpfs's */
 	if (rc == 0)
-		rc = sys_remount(NEWROOT, MS_BIND | b->root_flags | (b->cfg.rorw == RORW_RO ? MS_RDONLY : 0),
+		rc = sys_remount(boot_root(b), MS_BIND | b->root_flags | (b->cfg.rorw == RORW_RO ? MS_RDONLY : 0),
 				 MS_NODEV | MS_NOSUID);
 	if (rc < 0) {
 		log_err("copy-up: binding %s/upper to %s failed: %s; booting the read-only layer",
-			RWDIR, NEWROOT, strerror(-rc));
+			RWDIR, boot_root(b), strerror(-rc));
 		return rc;
 	}
 	IGNORE(strfmt(b->copyup_text, sizeof(b->copyup_text), "copyup (%s)", b->plan.backend_why)); /* fits */
@@ -175,10 +175,10 @@ int step_readonly(struct boot *b, struct step_out *o)
 	if (b->nlower > 1 && mount_overlay(b, 0) == 0) {
 		b->backend = "overlay (read-only)";
 	} else {
-		rc = sys_mount(b->lower_dir[0], NEWROOT, NULL, MS_BIND, NULL);
+		rc = sys_mount(b->lower_dir[0], boot_root(b), NULL, MS_BIND, NULL);
 		if (rc < 0) {
 			IGNORE(strfmt(o->why, sizeof(o->why), "binding the read-only layer to %s failed: %s",
-				      NEWROOT, strerror(-rc))); /* fits */
+				      boot_root(b), strerror(-rc))); /* fits */
 			return rc;
 		}
 		b->backend = "bind (read-only)";

@@ -184,6 +184,7 @@ static void build(struct source *s, struct runstate *rs)
 
 	memset(rs, 0, sizeof(*rs));
 	rs->backend = piece(s);
+	rs->mode = bytes(s, 1) & 1 ? piece(s) : "";
 	rs->nlower = (unsigned)bytes(s, 1) % (RUNSTATE_LOWER_MAX + 1);
 	for (unsigned i = 0; i < rs->nlower; i++) {
 		rs->lower[i].spec = piece(s);
@@ -245,6 +246,7 @@ static void same(const char *a, const char *b)
 static void same_struct(const struct runstate *a, const struct runstate *b)
 {
 	same(a->backend, b->backend);
+	same(a->mode, b->mode);
 	if (a->nlower != b->nlower || a->upper_kind != b->upper_kind || a->warnfull != b->warnfull ||
 	    a->reset_applied != b->reset_applied || a->reset_kept != b->reset_kept ||
 	    a->reset_refused != b->reset_refused || a->saved != b->saved || a->maxfails != b->maxfails ||

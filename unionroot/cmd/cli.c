@@ -7,6 +7,15 @@
 #include "cmd/out.h"
 #include "lib/defs.h"
 
+/* init/main.c runs it (init/mountroot.c); a build without init/ cannot. */
+static int cmd_mount_root(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	out_err("unionroot mount-root: only the boot's own binary runs it\n");
+	return 2;
+}
+
 static const struct command {
 	char name[13]; /* an array: static-pie relocates each pointer */
 	int (*fn)(int argc, char **argv);
@@ -20,6 +29,8 @@ static const struct command {
 	  "schedule a factory reset of the writable branch for the next boot" },
 	{ "diff", cmd_diff, "diff [--stat] [RW | --upper DIR [--lower DIR]...]\0"
 	  "list what the writable branch changes: A added, M modified, D deleted" },
+	{ "mount-root", cmd_mount_root, "mount-root --at DIR\0"
+	  "inside another initramfs: the boot's plan, with the union left at DIR for it to switch to" },
 	{ "boot-ok", cmd_boot_ok, "boot-ok\0"
 	  "mark this boot healthy: clears the counter union.maxfails watches" },
 #ifdef UNIONROOT_CRASHPOINTS

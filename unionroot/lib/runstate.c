@@ -18,6 +18,8 @@ static const char *str(const char *s)
 int runstate_write(const struct runstate *rs, struct sbuf *sb)
 {
 	record_addf(sb, "backend=%s", str(rs->backend));
+	if (*str(rs->mode))
+		record_addf(sb, "mode=%s", rs->mode);
 	for (unsigned i = 0; i < rs->nlower && i < RUNSTATE_LOWER_MAX; i++) {
 		const struct runstate_lower *l = &rs->lower[i];
 
@@ -101,6 +103,7 @@ struct key_row {
 #define ROW(k, kind, field) { k, kind, offsetof(struct runstate, field) }
 static const struct key_row keys[] = {
 	ROW("backend", K_STR, backend),
+	ROW("mode", K_STR, mode),
 	ROW("upper", K_UPPER, upper_kind),
 	ROW("upper_image", K_STR, upper_image),
 	ROW("upper_driver", K_STR, upper_driver),

@@ -65,6 +65,7 @@ struct runstate_lower {
  * skipped by the parser, so an older reader still reads a newer record. */
 struct runstate {
 	const char *backend;
+	const char *mode;   /* "initramfs", "no initramfs", "mount-root DIR"; "" absent */
 	struct runstate_lower lower[RUNSTATE_LOWER_MAX];
 	unsigned nlower;
 	int upper_kind; /* enum runstate_upper */

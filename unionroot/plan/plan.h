@@ -107,6 +107,7 @@ enum run_kind {
 	RUN_COPYUP,         /* copy, merge or restore into upper/, bound at /newroot */
 	RUN_READONLY,       /* the layers without a writable branch */
 	RUN_HANDOFF,        /* steps 6 and 7: the switch and the real init */
+	RUN_MOUNT_AT,       /* mount-root: the union left at --at DIR, for the host's switch */
 	RUN_KINDS
 };
 /* What a row's failure leads to: the boot stops (rescue shell, else reboot),
@@ -147,6 +148,8 @@ struct plan_facts {
 	int no_flash;                  /* nor raw flash (mtd:, ubi:, union.ubi=) */
 	const char *tools_ran;         /* the tools that ran and where from, "" or NULL none */
 	const char *unlocked_from;     /* the LUKS container the branch was opened from, "" none */
+	const char *mount_at;          /* `unionroot mount-root --at DIR`: the union is mounted
+					* at DIR and left to the host's initramfs; NULL: PID 1 */
 };
 
 struct plan {

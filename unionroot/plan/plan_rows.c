@@ -64,6 +64,18 @@ static void union_rows(struct plan *p)
 	}
 }
 
+/* PID 1 switches to the real init; mount-root leaves the union at its
+ * directory and returns, for the host's initramfs to switch. */
+static void last_row(struct plan *p)
+{
+	const char *at = p->facts->mount_at;
+
+	if (at && at[0])
+		add(p, RUN_MOUNT_AT, 0, RUNFAIL_STOP, at);
+	else
+		add(p, RUN_HANDOFF, 0, RUNFAIL_STOP, NULL);
+}
+
 void plan_rows(struct plan *p)
 {
 	const struct plan_facts *f = p->facts;
@@ -91,7 +103,7 @@ void plan_rows(struct plan *p)
 	if (p->upper_failed && !not_found(f))
 		add(p, RUN_FALLBACK, 0, RUNFAIL_NONE, p->fallback_why);
 	if (p->backend == PLAN_STOP) {
-		add(p, RUN_HANDOFF, 0, RUNFAIL_STOP, NULL);
+		last_row(p);
 		return;
 	}
 	if (p->backend == PLAN_READONLY && p->copyup_missing && p->upper_kind != UPPER_NONE)
@@ -105,7 +117,7 @@ void plan_rows(struct plan *p)
 		union_rows(p);
 	else
 		add(p, RUN_READONLY, 0, RUNFAIL_STOP, p->backend_why);
-	add(p, RUN_HANDOFF, 0, RUNFAIL_STOP, NULL);
+	last_row(p);
 }
 
 int plan_row_done(const struct plan *p, const struct plan_row *r)
@@ -144,6 +156,7 @@ const char *plan_row_name(int kind)
 		[RUN_COPYUP] = "copy up",
 		[RUN_READONLY] = "mount the read-only root",
 		[RUN_HANDOFF] = "switch to the real init",
+		[RUN_MOUNT_AT] = "leave it for the host to switch",
 	};
 
 	return kind >= 0 && kind < RUN_KINDS && names[kind][0] ? names[kind] : "?";
