@@ -36,4 +36,7 @@ extern uint64_t fake_now_ms, fake_tick_ms;
 /* Called by sys_power with a reboot(2) command: a test longjmps out, for
  * PID 1 would stop there. */
 extern void (*fake_power_hook)(int how);
+/* sys_exit in the process that set it: the test's longjmp, not an exit */
+extern void (*fake_exit_hook)(int status);
+extern int fake_exit_pid;
 #endif

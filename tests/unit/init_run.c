@@ -31,6 +31,11 @@ static void on_power(int how)
 	longjmp(stopped, 1);
 }
 
+static void on_exit_status(int status)
+{
+	on_power(RUN_EXITED(status));
+}
+
 /* path (beneath the case's root) with text in it, its directories made. */
 static void put_file(const char *path, const char *text, size_t len)
 {
@@ -119,6 +124,9 @@ static void boot_of(const struct run_case *c, unsigned n)
 	 * the next PASS line, which tests/run then did not count */
 	fake_sys_fail("write", "2", 0, -EIO);
 	fake_power_hook = on_power;
+	fake_exit_hook = on_exit_status;
+	fake_exit_pid = getpid();
+	b.facts.mount_at = c->at;
 	power_how = 0;
 }
 

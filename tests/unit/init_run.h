@@ -21,7 +21,9 @@ struct run_case {
 	void (*prepare)(void);         /* files and facts before the boot, NULL none */
 	struct run_fault fault[2];
 	const char *rows;              /* the steps run, in order, until the hand-off */
-	int power;                     /* the reboot(2) command the boot stopped with, 0 none */
+	int power;                     /* the reboot(2) command the boot stopped with, 0 none,
+					* or RUN_EXITED(status): mount-root's exit */
+	const char *at;                /* mount-root --at this directory, NULL: PID 1 */
 	const char *state;             /* the status's upper_state starts so, NULL: not looked at */
 	const char *backend;           /* the root's backend, NULL: not looked at */
 	const char *said;              /* a line of the log holds it */
@@ -30,6 +32,8 @@ struct run_case {
 	const char *never;             /* a system call not made */
 	const char *(*check)(void);    /* what else is wrong after, NULL all right */
 };
+
+#define RUN_EXITED(status) (0x10000 | (status))
 
 extern const struct run_case run_cases[];
 extern const size_t run_ncases;

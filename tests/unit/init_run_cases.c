@@ -336,6 +336,20 @@ const struct run_case run_cases[] = {
 	  .fault = { { "openat2", NULL, 0, -ENOENT } },
 	  .rows = LOWER DEVICE PERSISTENT ",switch to the real init", .power = RB_AUTOBOOT,
 	  .said = "no init in the new root (tried init=, ", .never = "chroot ." },
+	/* mount-root: the same plan inside another initramfs, the union at --at */
+	{ .kind = RUN_MOUNT_AT, .name = "mount-root: a status that cannot be written still leaves the union",
+	  .at = "/sysroot", .fault = { { "openat", "/run/unionroot", 0, -EROFS } },
+	  .rows = LOWER DEVICE PERSISTENT ",leave it for the host to switch", .power = RUN_EXITED(0),
+	  .backend = "overlay", .said = "the union is at /sysroot on overlay root", .calls = "mount /sysroot",
+	  .never = "chroot ." },
+	{ .kind = RUN_MOUNT_LOWER, .name = "mount-root: a layer that cannot be mounted exits 1, no reboot",
+	  .at = "/sysroot", .fault = { { "mount", "/run/unionroot/lower/0", 0, -EIO } },
+	  .rows = "mount read-only layer", .power = RUN_EXITED(1),
+	  .said = "mount-root gives up (exit 1), the host's initramfs takes over", .never = "power" },
+	{ .kind = RUN_FALLBACK, .name = "mount-root: union.onfail=shell exits 1 to the host's shell",
+	  .at = "/sysroot", .cmdline = "union.onfail=shell", .fault = { { "mount", "/run/unionroot/rw", 0, -EIO } },
+	  .rows = LOWER "mount the writable branch,union.onfail", .power = RUN_EXITED(1),
+	  .said = "mount-root gives up (exit 1)", .never = "fork" },
 };
 
 const size_t run_ncases = sizeof(run_cases) / sizeof(run_cases[0]);

@@ -639,6 +639,37 @@ static void a_missing_persistence_partition_is_made_only_for_a_label(void)
 /* A LUKS container as the branch: opened after the layers are mounted (the
  * image's cryptsetup may serve), its file system unknown until then; a key
  * file from union.upper's key=; failing, union.onfail. */
+/* mount-root: the same rows, the last one leaving the union at --at DIR
+ * for the host instead of the switch, whichever way the branch went. */
+static void mount_root_leaves_the_union_for_the_host(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	char text[PLAN_TEXT_MAX];
+	unsigned pid1_rows;
+
+	device_facts(&c, &f, "union.upper=LABEL=data", "/dev/vdb", "ext4");
+	plan_build(&f, &p);
+	pid1_rows = p.nrow;
+	CHECK_INT(p.row[p.nrow - 1].kind, RUN_HANDOFF);
+	f.mount_at = "/root";
+	plan_build(&f, &p);
+	CHECK_INT(p.nrow, pid1_rows);
+	CHECK_INT(p.row[p.nrow - 1].kind, RUN_MOUNT_AT);
+	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+	CHECK(strstr(text, "leave it for the host to switch: /root (failing: the boot stops)\n"));
+	CHECK(!strstr(text, "switch to the real init"));
+	/* a branch gone to union.onfail, and a boot that stops, end the same way */
+	f.failed_step = STEP_MOUNT;
+	snprintf(f.upper_failed, sizeof(f.upper_failed), "mounting it failed");
+	plan_build(&f, &p);
+	CHECK_INT(p.row[p.nrow - 1].kind, RUN_MOUNT_AT);
+	f.mount_at = "";
+	plan_build(&f, &p);
+	CHECK_INT(p.row[p.nrow - 1].kind, RUN_HANDOFF);
+}
+
 static void a_luks_branch_is_unlocked_first(void)
 {
 	static struct config c;
@@ -928,6 +959,7 @@ UNIT_SUITE(plan,
 	   { "a missing persistence file is made only with union.persist.size", a_missing_persistence_file_is_made_only_with_a_size },
 	   { "a missing persistence partition is made only for a label", a_missing_persistence_partition_is_made_only_for_a_label },
 	   { "a LUKS branch is unlocked first", a_luks_branch_is_unlocked_first },
+	   { "mount-root leaves the union for the host", mount_root_leaves_the_union_for_the_host },
 	   { "a tool is the initramfs', then the top-most layer's", a_tool_is_the_initramfs_then_the_top_most_layer },
 	   { "the wait list holds the layers, the branch and the hash devices",
 	     the_wait_list_holds_the_layers_the_branch_and_the_hash_devices },

@@ -316,12 +316,15 @@ static int print_plan(const struct config *c)
 				.no_flash = PLAN_NO_FLASH };
 	struct plan p;
 	static char text[PLAN_TEXT_MAX];
-	static char dev[DEVNODE_MAX], type[FSTYPE_MAX], tools[192];
+	static char dev[DEVNODE_MAX], type[FSTYPE_MAX], tools[192], mode[224];
 	const struct blkdev *waiting;
 	unsigned count;
 
 	kernel_facts(&f);
 	f.tools_ran = status_value("tools", tools, sizeof(tools));
+	/* booted by mount-root: its plan ends leaving the union to the host */
+	if (strncmp(status_value("mode", mode, sizeof(mode)), "mount-root /", 12) == 0)
+		f.mount_at = mode + 11;
 	f.upper_dev = dev;
 	f.upper_type = type;
 	if (c->upper_is_spec) {
