@@ -117,7 +117,7 @@ H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 UNIT_INIT := init/tool.c init/tool_place.c init/watchdog.c
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC) $(UNIT_INIT))
 
-.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut fuzz soak
+.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut deb live-build fuzz soak
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
 
 deps:
@@ -334,6 +334,15 @@ install-dracut:
 	install -d $(DESTDIR)$(PREFIX)/lib/dracut/modules.d/95unionroot
 	install -m 0755 dist/dracut/95unionroot/*.sh $(DESTDIR)$(PREFIX)/lib/dracut/modules.d/95unionroot/
 	install -m 0644 dist/dracut/95unionroot/*.service $(DESTDIR)$(PREFIX)/lib/dracut/modules.d/95unionroot/
+
+# make deb: the Debian packages (doc/packaging.md) in $(BUILD)/deb;
+# make live-build: a Debian live ISO by live-build whose initramfs uses
+# unionroot (tools/live-build-iso; the mirror and some 15 minutes).
+deb: deps
+	$(Q)tests/debian-packages $(BUILD)/deb
+live-build: deb
+	$(Q)tools/live-build-iso $(BUILD)/live-build $(BUILD)/deb/unionroot_*.deb \
+		$(BUILD)/deb/unionroot-initramfs-tools_*.deb
 
 clean:
 	rm -rf $(BUILD)

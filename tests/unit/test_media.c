@@ -318,7 +318,33 @@ static void auto_looks_at_fixed_devices_first(void)
 	CHECK_STR(t.d[idx[3]].name, "sr0");
 }
 
+/* /dev/mapper/NAME is the device-mapper device of that name, whatever its
+ * dm-N, with or without udev's link; never another device's path. */
+static void a_mapper_path_names_the_dm_device(void)
+{
+	static struct blkdev d;
+	struct spec s;
+	char err[128];
+
+	memset(&d, 0, sizeof(d));
+	snprintf(d.name, sizeof(d.name), "dm-3");
+	snprintf(d.path, sizeof(d.path), "/dev/dm-3");
+	snprintf(d.dmname, sizeof(d.dmname), "data");
+	CHECK_INT(spec_parse("/dev/mapper/data", &s, err, sizeof(err)), 0);
+	CHECK_INT(blkdev_match(&d, &s), 1);
+	CHECK_INT(spec_parse("/dev/dm-3", &s, err, sizeof(err)), 0);
+	CHECK_INT(blkdev_match(&d, &s), 1);
+	CHECK_INT(spec_parse("/dev/mapper/dat", &s, err, sizeof(err)), 0);
+	CHECK_INT(blkdev_match(&d, &s), 0);
+	CHECK_INT(spec_parse("/dev/mapper/data2", &s, err, sizeof(err)), 0);
+	CHECK_INT(blkdev_match(&d, &s), 0);
+	d.dmname[0] = '\0'; /* not a dm device: /dev/mapper/ names nothing */
+	CHECK_INT(spec_parse("/dev/mapper/", &s, err, sizeof(err)), 0);
+	CHECK_INT(blkdev_match(&d, &s), 0);
+}
+
 UNIT_SUITE(media,
+	   { "a /dev/mapper path names the dm device", a_mapper_path_names_the_dm_device },
 	   { "auto scans mountable media only", auto_scans_mountable_media_only },
 	   { "union.scan=removable skips fixed disks", scan_removable_skips_fixed_disks },
 	   { "live media carry images, layers do not", live_media_carry_images_layers_do_not },

@@ -287,6 +287,9 @@ static int add_one(const char *name, unsigned char type, void *arg)
 		d->partnum = 0;
 	d->removable = read_sys_num(name, d->partnum ? "../removable" : "removable") == 1 ||
 		       on_usb(name);
+	/* what /dev/mapper/NAME names (a host's crypttab, LVM), without udev's link */
+	if (strncmp(name, "dm-", 3) == 0 && read_sys(name, "dm/name", d->dmname, sizeof(d->dmname)) < 0)
+		d->dmname[0] = '\0';
 	probe_one(d);
 	t->n++;
 	rc->added++;
@@ -310,7 +313,9 @@ int blkdev_match(const struct blkdev *d, const struct spec *s)
 {
 	switch (s->kind) {
 	case SPEC_DEV:
-		return strcmp(d->path, s->value) == 0;
+		return strcmp(d->path, s->value) == 0 ||
+		       (d->dmname[0] && strncmp(s->value, "/dev/mapper/", 12) == 0 &&
+			strcmp(s->value + 12, d->dmname) == 0);
 	case SPEC_LABEL:
 		return d->probed == 1 && d->info.label[0] && strcmp(d->info.label, s->value) == 0;
 	case SPEC_UUID:

@@ -29,6 +29,7 @@ struct blkdev {
 	uint64_t zero_part_bytes;
 	char partuuid[40];
 	char partlabel[148];
+	char dmname[128];       /* a device-mapper device's name: /dev/mapper/NAME; "" */
 	int probed;             /* 1 known fs, 0 unknown, < 0 -errno */
 	struct probe_info info;
 };
