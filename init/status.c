@@ -50,6 +50,17 @@ static const char *driver_of(const char *dev, char *module, size_t cap)
 	return module;
 }
 
+/* Which of the three roles ran: its own initramfs, none, or another's. */
+static const char *mode_of(const struct boot *b)
+{
+	static char mode[224];
+
+	if (!boot_hosted(b))
+		return b->pivot ? "no initramfs" : "initramfs";
+	IGNORE(strfmt(mode, sizeof(mode), "mount-root %s", boot_root(b))); /* --at is under 200 bytes */
+	return mode;
+}
+
 /* the record's values: what the boot learnt, as runstate.h spells it */
 static struct runstate rs;
 
@@ -57,7 +68,6 @@ void status_write(struct boot *b)
 {
 	static char text[RECORD_MAX];
 	static char spec[SPEC_LIST_MAX + 1][SPEC_VALUE_MAX + 16], driver[SPEC_LIST_MAX + 1][64];
-	static char mode[224];
 	struct sbuf sb;
 	int dir;
 
@@ -65,9 +75,7 @@ void status_write(struct boot *b)
 	_Static_assert(LOG_KEEP <= RUNSTATE_MESSAGES_MAX, "the record holds every kept message");
 	memset(&rs, 0, sizeof(rs));
 	rs.backend = b->backend ? b->backend : "none";
-	if (boot_hosted(b))
-		IGNORE(strfmt(mode, sizeof(mode), "mount-root %s", boot_root(b))); /* under 200 bytes */
-	rs.mode = boot_hosted(b) ? mode : b->pivot ? "no initramfs" : "initramfs";
+	rs.mode = mode_of(b);
 	rs.nlower = b->nlower;
 	for (unsigned i = 0; i < b->nlower; i++) {
 		struct runstate_lower *l = &rs.lower[i];
