@@ -117,6 +117,10 @@ NORETURN void shutdown_main(int argc, char **argv);
 void utab_keep_media(void);
 /* Gives the kernel back its module helper and kmsg rate limit. */
 void early_restore(void);
+/* Lifts the kernel's rate limit of userspace kmsg lines (until early_restore). */
+void early_kmsg_unlimited(void);
+/* The kernel's console log level: the lines kmsg shows on the console. */
+int early_console_loglevel(void);
 /* init/configure.c */
 void configure(struct boot *b);
 /* init/modules.c */

@@ -70,6 +70,11 @@ static void request_module_off(void)
 		set_proc(PROC_MODPROBE, "\n");
 }
 
+void early_kmsg_unlimited(void)
+{
+	set_proc(PROC_DEVKMSG, "on\n");
+}
+
 void early_restore(void)
 {
 	if (saved_modprobe[0])
@@ -77,7 +82,7 @@ void early_restore(void)
 	set_proc(PROC_DEVKMSG, "ratelimit\n"); /* the kernel default */
 }
 
-static int console_loglevel(void)
+int early_console_loglevel(void)
 {
 	char buf[64];
 	const char *p = buf;
@@ -111,9 +116,9 @@ void early_setup(struct boot *b)
 	log_setup(sys_open("/dev/kmsg", O_WRONLY | O_CLOEXEC), 2);
 	/* the kernel rate-limits userspace kmsg writes (about 10 records per
 	 * 5 s); PID 1 logs every step, so lift the limit until the hand-off */
-	set_proc(PROC_DEVKMSG, "on\n");
+	early_kmsg_unlimited();
 	request_module_off();
-	log_set_console_loglevel(console_loglevel());
+	log_set_console_loglevel(early_console_loglevel());
 	if (failed_mount >= 0)
 		log_err("mounting %s on %s failed: %s; continuing without it",
 			early_mounts[failed_mount].type, early_mounts[failed_mount].dst,

@@ -404,8 +404,8 @@ void modules_load(struct boot *b)
 	}
 	rc = moddep_parse(&m.md, m.dep, m.softdep); /* a line each: never -E2BIG */
 	if (rc < 0) {
-		log_err("%s/modules.dep is malformed (%s); no modules will be loaded", dir,
-			strerror(-rc));
+		log_err("%s/modules.dep or modules.softdep is malformed (%s); no modules will be loaded",
+			dir, strerror(-rc));
 		return;
 	}
 	m.ready = 1;

@@ -24,6 +24,7 @@
 NORETURN void mountroot_fail(const char *why, int status)
 {
 	log_err("%s; mount-root gives up (exit %d), the host's initramfs takes over", why, status);
+	early_restore();
 	sys_exit(status);
 }
 
@@ -77,7 +78,11 @@ int mountroot_main(struct boot *b, int argc, char **argv, char **envp)
 	b->facts.mount_at = argv[3];
 	sys_umask(022);
 	/* the host mounted /proc, /sys, /dev and /run; its console is ours */
+	/* each line once: on the console through kmsg when its level shows
+	 * there, else on stderr; kmsg's rate limit lifted until the end */
 	log_setup(sys_open("/dev/kmsg", O_WRONLY | O_CLOEXEC), 2);
+	log_set_console_loglevel(early_console_loglevel());
+	early_kmsg_unlimited();
 	if (sys_stat("/proc/self/mountinfo", &st) < 0 || sys_stat("/run", &st) < 0 || !S_ISDIR(st.st_mode)) {
 		log_err("mount-root needs /proc and /run, which the host's initramfs mounts");
 		return 1;
@@ -101,5 +106,6 @@ NORETURN void mountroot_done(struct boot *b)
 		 (unsigned long long)(b->t_modules - b->t_start),
 		 (unsigned long long)(b->t_devices - b->t_modules),
 		 (unsigned long long)(b->t_mounts - b->t_devices));
+	early_restore();
 	sys_exit(0);
 }

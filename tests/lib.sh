@@ -154,6 +154,19 @@ new_data() {
 	mkfs.ext4 -q -F -L "${2:-data}" "$1"
 }
 
+# damaged_ext4 IMG: a 64 MiB ext4 labelled data with errors e2fsck -p
+# cannot repair (a block pointer far outside it) and its check forced;
+# returns 1 when the host's e2fsck -n finds it clean (a test of it is void).
+damaged_ext4() {
+	rm -f "$1"
+	truncate -s 64M "$1"
+	mkfs.ext4 -q -F -L data -O ^extent,^64bit "$1"
+	debugfs -w -R "write /etc/hostname f1" "$1" >/dev/null 2>&1
+	debugfs -w -R "set_inode_field f1 block[0] 9999999" "$1" >/dev/null 2>&1
+	tune2fs -E force_fsck "$1" >/dev/null
+	! e2fsck -n "$1" >/dev/null 2>&1
+}
+
 # boot LOG DATA CMD [run options...]: one non-interactive boot; the console
 # goes to LOG. Fails the boot (returns 1) on a timeout, an oops or a panic.
 boot() {

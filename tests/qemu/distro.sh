@@ -152,12 +152,10 @@ if boot "$T/miss.log" "$T/data.img" 'true' "${ITOOLS[@]}" --append "$HOSTED unio
 else
 	fail "qemu-distro: missing branch" "no boot (see $T/miss.log)"
 fi
-rm -f "$T/bad.img"
-truncate -s 64M "$T/bad.img"
-mkfs.ext4 -q -F -L data -O ^extent,^64bit "$T/bad.img"
-debugfs -w -R "write /etc/hostname f1" "$T/bad.img" >/dev/null 2>&1
-debugfs -w -R "set_inode_field f1 block[0] 9999999" "$T/bad.img" >/dev/null 2>&1
-tune2fs -E force_fsck "$T/bad.img" >/dev/null
+if ! damaged_ext4 "$T/bad.img"; then
+	fail "qemu-distro" "the damaged image is clean to e2fsck -n on the host: the test is void"
+	exit 0
+fi
 boot "$T/bad.log" "$T/bad.img" 'true' "${ITOOLS[@]}" --append "$HOSTED union.upper=LABEL=data union.onfail=shell" || true
 expect "a damaged branch is refused" "$T/bad.log" 'writable branch /dev/vdb \(ext4\): /sbin/e2fsck found errors it cannot repair'
 expect "union.onfail=shell: mount-root exits 1" "$T/bad.log" 'mount-root gives up \(exit 1\), the host.s initramfs takes over'

@@ -116,12 +116,27 @@ static void malformed_index_lines_are_refused(void)
 {
 	char bad1[] = "no colon here\n";
 	char bad2[] = ": starts with colon\n";
-	char badsoft[] = "softdep x sideways: y\n";
+	char badsoft[] = "softdep \t\n"; /* no module named */
 	char ok[] = "a.ko:\n";
 
 	CHECK_INT(moddep_parse(&md, bad1, NULL), -EINVAL);
 	CHECK_INT(moddep_parse(&md, bad2, NULL), -EINVAL);
 	CHECK_INT(moddep_parse(&md, ok, badsoft), -EINVAL);
+}
+
+/* Words before pre: or post: are skipped as kmod skips them: depmod writes
+ * "softdep cifs gcm" for a MODULE_SOFTDEP without a keyword (a generic
+ * dracut initrd carries cifs), and the rest of the index must still load. */
+static void softdep_words_without_a_keyword_are_skipped(void)
+{
+	char ok[] = "a.ko:\nb.ko:\n";
+	char hints[] = "softdep a gcm ccm\nsoftdep b sideways: c pre: a\n";
+
+	CHECK_INT(moddep_parse(&md, ok, hints), 0);
+	CHECK_INT((int)md.ns, 2);
+	CHECK_STR(md.s[0].pre, "");
+	CHECK_STR(md.s[0].post, "");
+	CHECK_STR(md.s[1].pre, "a");
 }
 
 /* A 634-module pool against a table of the old fixed 512: the first 512
@@ -205,6 +220,7 @@ UNIT_SUITE(moddep,
 	   { "- and _ find the same module", dash_and_underscore_find_the_same_module },
 	   { "unknown and broken entries are errors, not crashes", unknown_and_broken_entries_are_errors_not_crashes },
 	   { "malformed index lines are refused", malformed_index_lines_are_refused },
+	   { "softdep words without a keyword are skipped", softdep_words_without_a_keyword_are_skipped },
 	   { "a full table keeps what fits and counts the rest",
 	     a_full_table_keeps_what_fits_and_counts_the_rest },
 	   { "the last of 700 modules resolves", the_last_of_700_modules_resolves });

@@ -72,8 +72,11 @@ static int parse_softdep_line(struct moddep *m, char *line)
 			slot = &s->pre;
 		else if (strncmp(p, "post:", 5) == 0)
 			slot = &s->post;
-		else
-			return -EINVAL;
+		if (!slot) { /* before any keyword ("softdep cifs gcm", depmod's
+			      * words of a MODULE_SOFTDEP without one): kmod skips them */
+			p += strcspn(p, " \t");
+			continue;
+		}
 		p += slot == &s->pre ? 4 : 5;
 		p = skip_blank(p);
 		end = str_find(p, slot == &s->pre ? "post:" : "pre:");
