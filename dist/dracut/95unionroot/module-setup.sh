@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # dracut's module for unionroot: the root is the union of a read-only image
 # and a writable branch that `unionroot mount-root` builds, when the kernel
-# command line has union.lower= (unionroot.cmdline(7)): a cmdline hook and a
-# mount hook. Any other boot of the same initrd is dracut's.
-# shellcheck disable=SC2154 # initdir, moddir: dracut's
+# command line has union.lower= (unionroot.cmdline(7)). Without systemd in
+# the initrd, a cmdline hook and a mount hook; with it, unionroot.service
+# before initrd-root-fs.target. Any other boot of the same initrd is dracut's.
+# shellcheck disable=SC2154 # initdir, moddir, systemdsystemunitdir: dracut's
 
 # In every initrd once unionroot is installed, as the initramfs-tools hook
 # is: it does nothing on a boot without union.lower=.
@@ -47,8 +48,18 @@ install() {
 	# shellcheck disable=SC2046 # one name a line
 	printf '%s\n' $(unionroot_modules) >"$initdir/etc/unionroot/modules"
 
-	# before rootfs-block's parse-block.sh (cmdline 95), which would wait
-	# for root='s device
-	inst_hook cmdline 90 "$moddir/unionroot-cmdline.sh"
-	inst_hook mount 99 "$moddir/unionroot-mount.sh"
+	if dracut_module_included systemd; then
+		inst_simple "$moddir/unionroot.service" "$systemdsystemunitdir/unionroot.service"
+		# required, not wanted: a union that cannot be built fails
+		# initrd-root-fs.target, whose failure is the emergency shell
+		# (a boot without union.lower= skips the unit, which is no failure)
+		mkdir -p "$initdir$systemdsystemunitdir/initrd-root-fs.target.requires"
+		ln_r "$systemdsystemunitdir/unionroot.service" \
+			"$systemdsystemunitdir/initrd-root-fs.target.requires/unionroot.service"
+	else
+		# before rootfs-block's parse-block.sh (cmdline 95), which would
+		# wait for root='s device
+		inst_hook cmdline 90 "$moddir/unionroot-cmdline.sh"
+		inst_hook mount 99 "$moddir/unionroot-mount.sh"
+	fi
 }
