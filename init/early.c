@@ -15,6 +15,7 @@
 #include "lib/sysx.h"
 
 static char saved_modprobe[256];
+static char saved_devkmsg[16]; /* the host's setting, under mount-root */
 
 /* Arrays, not pointers: static-pie relocates each pointer at start-up.
  * The source is the type. */
@@ -72,6 +73,9 @@ static void request_module_off(void)
 
 void early_kmsg_unlimited(void)
 {
+	ssize_t n = sys_read_file(PROC_DEVKMSG, saved_devkmsg, sizeof(saved_devkmsg) - 1);
+
+	saved_devkmsg[n > 0 ? n : 0] = '\0';
 	set_proc(PROC_DEVKMSG, "on\n");
 }
 
@@ -79,7 +83,9 @@ void early_restore(void)
 {
 	if (saved_modprobe[0])
 		set_proc(PROC_MODPROBE, saved_modprobe);
-	set_proc(PROC_DEVKMSG, "ratelimit\n"); /* the kernel default */
+	/* what it was (another initramfs's systemd may have it on), else the
+	 * kernel's default */
+	set_proc(PROC_DEVKMSG, saved_devkmsg[0] ? saved_devkmsg : "ratelimit\n");
 }
 
 int early_console_loglevel(void)
