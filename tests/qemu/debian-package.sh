@@ -133,7 +133,8 @@ if ! tests/distro-root "$OUT" "$BUILD" initramfs-tools >"$L/distro-it.log" 2>&1;
 	exit 0
 fi
 C=$W/chroot
-cp -a "$OUT/distro-initramfs-tools" "$C"
+# not while tests/distro-initrd puts the glue in it and runs update-initramfs
+flock "$OUT/.initrd-initramfs-tools.lock" cp -a "$OUT/distro-initramfs-tools" "$C"
 # MODULES=list: the initramfs holds only the modules asked for, so the
 # hook's are seen to come and go with it, and each regeneration takes
 # seconds (MODULES=most copies every driver: two minutes)
@@ -159,7 +160,7 @@ fi
 # kept, -nc: only the packages are made anew)
 UP=$VER.1
 {
-	printf 'unionroot (%s) unstable; urgency=medium\n\n  * The upgrade of tests/host/debian-package.sh.\n\n' "$UP"
+	printf 'unionroot (%s) unstable; urgency=medium\n\n  * The upgrade of tests/qemu/debian-package.sh.\n\n' "$UP"
 	printf ' -- unionroot developers <unionroot@example.org>  %s\n\n' "$(date -R)"
 	cat "$W/unionroot/debian/changelog"
 } >"$W/changelog" && mv "$W/changelog" "$W/unionroot/debian/changelog"
