@@ -79,7 +79,7 @@ int mountroot_main(struct boot *b, int argc, char **argv, char **envp)
 	sys_umask(022);
 	/* the host mounted /proc, /sys, /dev and /run; its console is ours */
 	/* each line once: on the console through kmsg when its level shows
-	 * there, else on stderr; kmsg's rate limit lifted until the end */
+	 * there, else on fd 2; kmsg's rate limit lifted until the end */
 	log_setup(sys_open("/dev/kmsg", O_WRONLY | O_CLOEXEC), 2);
 	log_set_console_loglevel(early_console_loglevel());
 	early_kmsg_unlimited();
