@@ -4,9 +4,9 @@
 # dpkg-buildpackage builds the three from a copy of the tree as a clean
 # clone has it, lintian finds no error or warning, and in a copy of the
 # bookworm chroot of tests/distro-root installing, upgrading and purging
-# unionroot-initramfs-tools regenerates the initramfs with the union, again,
+# unionroot-initramfs-tools regenerates the initramfs with the union, once more,
 # then without it, leaving one the kernel boots with; in the dracut chroot
-# dracut-unionroot's module goes into dracut's initramfs and out again.
+# dracut-unionroot's module goes into dracut's initramfs and back out.
 # Root: chroots and mounts. The chroots are made once (tests/distro-root,
 # minutes) and copied for each run, so the cached ones stay as made.
 # shellcheck source=tests/lib.sh
@@ -114,7 +114,7 @@ got=$("$W/x/usr/sbin/unionroot" --version 2>&1)
 if [ "$got" = "unionroot ${VER%-*}" ]; then
 	pass "deb: the packaged tool says the package's upstream version ($got)"
 else
-	fail "deb: the packaged tool says the package's upstream version" "'$got' against ${VER%-*} (debian/changelog)"
+	fail "deb: the packaged tool says the package's upstream version" "'$got', not ${VER%-*} (debian/changelog)"
 fi
 
 # 2. lintian, at its default level: no error, no warning (overrides in
@@ -156,7 +156,7 @@ else
 		"$(last "$L/it-install.log") (see $L/it-install.list)"
 fi
 
-# upgrade: the same tree built again as the next version (the objects are
+# upgrade: the same tree rebuilt as the next version (the objects are
 # kept, -nc: only the packages are made anew)
 UP=$VER.1
 {
@@ -176,7 +176,7 @@ else
 		"$(last "$L/build-up.log" "$L/it-upgrade.log") (see $L/it-upgrade.list)"
 fi
 
-# purge: both gone, and the initramfs made again without them
+# purge: both gone, and the initramfs regenerated without them
 left=
 if initrd_step "$C" it-purge apt-get purge -y -q unionroot-initramfs-tools unionroot; then
 	for p in unionroot unionroot-initramfs-tools; do
@@ -196,7 +196,7 @@ else
 fi
 drop_root "$C"
 
-# 4. dracut: the module in dracut's initramfs, and out of it again.
+# 4. dracut: the module in dracut's initramfs, and back out of it.
 if ! tests/distro-root "$OUT" "$BUILD" dracut >"$L/distro-dracut.log" 2>&1; then
 	skip "deb: dracut chroot" "tests/distro-root could not make it: $(last "$L/distro-dracut.log")"
 	exit 0

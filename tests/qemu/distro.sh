@@ -38,7 +38,7 @@ if ! "$ROOT_DIR/tests/distro-root" "$OUTDIR" "$BUILD" initramfs-tools >"$BUILD/t
 fi
 scratch distro
 
-# Debian's update-initramfs with the installed hook and script (made again
+# Debian's update-initramfs with the installed hook and script (rebuilt
 # when the binary or the glue changed)
 if ! INITRD=$("$ROOT_DIR/tests/distro-initrd" "$OUTDIR" "$BUILD" initramfs-tools 2>"$T/initrd.log"); then
 	fail "update-initramfs builds the initramfs with the hook" "$(tail -n 3 "$T/initrd.log" | tr '\n' '|')"
@@ -90,7 +90,7 @@ else
 	fail "qemu-distro: boot 2" "no boot (see $T/2.log)"
 fi
 if boot "$T/3.log" "$T/data.img" "$(reset_probe 0)
-	$(change_root again)" "${ITOOLS[@]}" --append "$HOSTED union.upper=LABEL=data" &&
+	$(change_root second)" "${ITOOLS[@]}" --append "$HOSTED union.upper=LABEL=data" &&
 	boot "$T/4.log" "$T/data.img" "$(reset_probe 0)" "${ITOOLS[@]}" --append "$HOSTED union.upper=LABEL=data union.reset=1"; then
 	expect "unionroot reset gives the factory state at the next boot" "$T/3.log" '^MARK-state=factory'
 	expect "union.reset=1 gives the factory state" "$T/4.log" '^MARK-state=factory'

@@ -36,7 +36,7 @@ KVER=$(cat "$BUILD/kernel/amd64/version")
 MODULE=$ROOT_DIR/dist/dracut/95unionroot
 
 # The two initrds, as a distribution's generic (not host-only) ones; made
-# again when the module, the binary, the Debian root or these flags change.
+# anew when the module, the binary, the Debian root or these flags change.
 # The module and the binary go into an overlay over the Debian root, so the
 # kept tree stays as apt left it.
 SHELL_INITRD=$OUTDIR/initrd-dracut-shell.img
