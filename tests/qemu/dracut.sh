@@ -31,61 +31,16 @@ if ! "$ROOT_DIR/tests/distro-root" "$OUTDIR" "$BUILD" dracut >"$BUILD/tests/drac
 	exit 0
 fi
 scratch dracut
-R=$OUTDIR/distro-dracut
-KVER=$(cat "$BUILD/kernel/amd64/version")
-MODULE=$ROOT_DIR/dist/dracut/95unionroot
 
-# The two initrds, as a distribution's generic (not host-only) ones; made
-# anew when the module, the binary, the Debian root or these flags change.
-# The module and the binary go into an overlay over the Debian root, so the
-# kept tree stays as apt left it.
-SHELL_INITRD=$OUTDIR/initrd-dracut-shell.img
-SYSTEMD_INITRD=$OUTDIR/initrd-dracut-systemd.img
-FLAGS='--force --no-hostonly --omit plymouth --compress zstd'
-# the drivers of the boards' virtual PCs, not all of them (a generic
-# initrd's 38 MB took minutes to pack and 12 s of every boot to unpack)
-DRIVERS='virtio_blk virtio_pci virtio_scsi ahci sr_mod sd_mod'
-make_initrds() {
-	mkdir -p "$T/view" "$T/up" "$T/work"
-	unshare -m bash -euc '
-		R=$1 T=$2 KVER=$3 FLAGS=$4 BUILD=$5 ROOT_DIR=$6 DRIVERS=$7
-		mount -t overlay overlay -o "lowerdir=$R,upperdir=$T/up,workdir=$T/work" "$T/view"
-		mkdir -p "$T/view/etc/dracut.conf.d"
-		echo "drivers=\" $DRIVERS \"" >"$T/view/etc/dracut.conf.d/90-test-drivers.conf"
-		install -D -m 0755 "$BUILD/unionroot" "$T/view/usr/sbin/unionroot"
-		make -s -C "$ROOT_DIR" install-dracut DESTDIR="$T/view" PREFIX=/usr
-		mount -t proc proc "$T/view/proc"
-		mount --rbind /dev "$T/view/dev"
-		# shellcheck disable=SC2086 # FLAGS is a list of words
-		chroot "$T/view" dracut $FLAGS --omit systemd --add unionroot /tmp/shell.img "$KVER"
-		# shellcheck disable=SC2086
-		chroot "$T/view" dracut $FLAGS --add "systemd unionroot" /tmp/systemd.img "$KVER"
-		for m in shell systemd; do
-			chroot "$T/view" lsinitrd "/tmp/$m.img" >"$T/$m.list"
-		done
-		cp "$T/view/tmp/shell.img" "$T/shell.img"
-		cp "$T/view/tmp/systemd.img" "$T/systemd.img"' \
-		_ "$R" "$T" "$KVER" "$FLAGS" "$(realpath "$BUILD")" "$ROOT_DIR" "$DRIVERS"
-}
-exec 8>"$OUTDIR/.initrd-dracut.lock" # one maker at a time
-flock 8
-key=$( (cat "$BUILD/unionroot" "$MODULE"/*; stat -c %Y "$R/.made"; echo "$FLAGS $DRIVERS") | sha256sum)
-if [ "$(cat "$OUTDIR/initrd-dracut.key" 2>/dev/null)" != "$key" ] || [ ! -f "$SHELL_INITRD" ] ||
-	[ ! -f "$SYSTEMD_INITRD" ]; then
-	t0=$(date +%s)
-	if ! make_initrds >"$OUTDIR/initrd-dracut.log" 2>&1; then
-		fail "dracut builds the initrds with the unionroot module" \
-			"$(tail -n 3 "$OUTDIR/initrd-dracut.log" | tr '\n' '|')"
-		exit 0
-	fi
-	mv "$T/shell.img" "$SHELL_INITRD"
-	mv "$T/systemd.img" "$SYSTEMD_INITRD"
-	mv "$T/shell.list" "$SHELL_INITRD.list"
-	mv "$T/systemd.list" "$SYSTEMD_INITRD.list"
-	echo "$key" >"$OUTDIR/initrd-dracut.key"
-	echo "dracut: both initrds made in $(($(date +%s) - t0)) s" >&2
+# The two initrds, as a distribution's generic (not host-only) ones, made
+# by tests/distro-initrd when the module, the binary or the Debian root
+# changed; their listings beside them (.list)
+if ! { read -r SHELL_INITRD && read -r SYSTEMD_INITRD; } < <("$ROOT_DIR/tests/distro-initrd" \
+	"$OUTDIR" "$BUILD" dracut 2>"$T/initrd.log"); then
+	fail "dracut builds the initrds with the unionroot module" "$(tail -n 3 "$T/initrd.log" | tr '\n' '|')"
+	exit 0
 fi
-exec 8>&-
+cat "$T/initrd.log" >&2
 
 # what each initrd carries: the binary and the union's modules' list in
 # both, the hooks without systemd, the unit required by
