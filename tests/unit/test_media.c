@@ -343,7 +343,50 @@ static void a_mapper_path_names_the_dm_device(void)
 	CHECK_INT(blkdev_match(&d, &s), 0);
 }
 
+/* LVM's /dev/VG/LV names the dm device VG-LV ('-' inside each doubled),
+ * without udev's link; nothing else of that shape does. */
+static void an_lvm_path_names_its_dm_device(void)
+{
+	static struct blkdev d;
+	static const char *const yes[][2] = {
+		{ "/dev/vg0/data", "vg0-data" },
+		{ "/dev/my-vg/root", "my--vg-root" },
+		{ "/dev/vg/a-b-c", "vg-a--b--c" },
+	};
+	static const char *const no[][2] = {
+		{ "/dev/vg0/data", "vg0-dat" },     /* a shorter name */
+		{ "/dev/vg0/data", "vg0-data2" },   /* a longer one */
+		{ "/dev/my-vg/root", "my-vg-root" }, /* '-' not doubled: VG "my", LV "vg-root" */
+		{ "/dev/vg0", "vg0" },              /* no LV */
+		{ "/dev/vg0/", "vg0-" },
+		{ "/dev//data", "-data" },          /* no VG */
+		{ "/dev/a/b/c", "a-b-c" },          /* a third part */
+		{ "/dev/mapper/x", "mapper-x" },    /* /dev/mapper/ means the dm name itself */
+		{ "/sys/vg0/data", "vg0-data" },
+	};
+	struct spec s;
+	char err[128];
+
+	memset(&d, 0, sizeof(d));
+	snprintf(d.name, sizeof(d.name), "dm-1");
+	snprintf(d.path, sizeof(d.path), "/dev/dm-1");
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		snprintf(d.dmname, sizeof(d.dmname), "%s", yes[i][1]);
+		CHECK_INT(spec_parse(yes[i][0], &s, err, sizeof(err)), 0);
+		CHECK_INT(blkdev_match(&d, &s), 1);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++) {
+		snprintf(d.dmname, sizeof(d.dmname), "%s", no[i][1]);
+		if (spec_parse(no[i][0], &s, err, sizeof(err)) == 0)
+			CHECK_INT(blkdev_match(&d, &s), 0);
+	}
+	d.dmname[0] = '\0'; /* not a dm device: no LVM path names it */
+	CHECK_INT(spec_parse("/dev/vg0/data", &s, err, sizeof(err)), 0);
+	CHECK_INT(blkdev_match(&d, &s), 0);
+}
+
 UNIT_SUITE(media,
+	   { "an LVM /dev/VG/LV path names its dm device", an_lvm_path_names_its_dm_device },
 	   { "a /dev/mapper path names the dm device", a_mapper_path_names_the_dm_device },
 	   { "auto scans mountable media only", auto_scans_mountable_media_only },
 	   { "union.scan=removable skips fixed disks", scan_removable_skips_fixed_disks },

@@ -309,13 +309,38 @@ int blkdev_refresh(struct blkdev_table *t)
 	return err < 0 ? err : rc.added;
 }
 
+/* Does LVM's /dev/VG/LV name the device-mapper device NAME? LVM names it
+ * VG-LV, each '-' inside VG and LV doubled (a VG "my-vg" with LV "root" is
+ * "my--vg-root"); udev's link is not needed, nor followed. */
+static int lvm_path_names(const char *path, const char *name)
+{
+	const char *p = path + 5;
+	int parts = 1, len = 0;
+
+	if (strncmp(path, "/dev/", 5) != 0 || strncmp(p, "mapper/", 7) == 0 || *p == '/')
+		return 0;
+	for (; *p; p++) {
+		if (*p == '/') {
+			if (parts++ > 1 || len == 0 || !p[1] || *name++ != '-')
+				return 0;
+			len = 0;
+			continue;
+		}
+		len++;
+		if (*name++ != *p || (*p == '-' && *name++ != '-'))
+			return 0;
+	}
+	return parts == 2 && *name == '\0';
+}
+
 int blkdev_match(const struct blkdev *d, const struct spec *s)
 {
 	switch (s->kind) {
 	case SPEC_DEV:
 		return strcmp(d->path, s->value) == 0 ||
 		       (d->dmname[0] && strncmp(s->value, "/dev/mapper/", 12) == 0 &&
-			strcmp(s->value + 12, d->dmname) == 0);
+			strcmp(s->value + 12, d->dmname) == 0) ||
+		       (d->dmname[0] && lvm_path_names(s->value, d->dmname));
 	case SPEC_LABEL:
 		return d->probed == 1 && d->info.label[0] && strcmp(d->info.label, s->value) == 0;
 	case SPEC_UUID:
