@@ -6,10 +6,11 @@
 # (its cmdline and mount hooks run `unionroot mount-root --at /sysroot`) and
 # one with systemd in the initrd (unionroot.service before
 # initrd-root-fs.target). Each is booted in QEMU, two boots at a time: a
-# change that survives the next boot, union.reset=1 (without systemd), a
-# missing branch under the default union.onfail=tmpfs (with systemd),
-# union.onfail=shell giving dracut's emergency shell, and a stock boot of
-# the same initrd with root=, which unionroot leaves alone.
+# change that survives the next boot, union.reset=1 and a live ISO on an
+# AHCI DVD (without systemd), a missing branch under the default
+# union.onfail=tmpfs (with systemd), union.onfail=shell giving dracut's
+# emergency shell, and a stock boot of the same initrd with root=, which
+# unionroot leaves alone.
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -19,7 +20,7 @@ if ! command -v debootstrap >/dev/null; then
 	skip "qemu-dracut: dracut's initrd" "debootstrap not installed"
 	exit 0
 fi
-need_tools qemu-dracut unsquashfs mkfs.ext4 unshare flock || exit 0
+need_tools qemu-dracut unsquashfs mkfs.ext4 unshare flock xorriso || exit 0
 mkdir -p "$BUILD/tests"
 if ! "$ROOT_DIR/tests/distro-root" "$OUTDIR" "$BUILD" dracut >"$BUILD/tests/dracut-root.log" 2>&1; then
 	if grep -qiE 'resolve|connect|download|Failed getting release|Temporary failure' \
@@ -70,6 +71,11 @@ unsquashfs -q -d "$T/stockroot" "$OUTDIR/rootfs.squashfs" >/dev/null
 rm -f "$T/stock-shell.img"
 mkfs.ext4 -q -F -L stock -d "$T/stockroot" "$T/stock-shell.img" 64M >/dev/null
 cp --sparse=always "$T/stock-shell.img" "$T/stock-systemd.img"
+# A live ISO as live-build lays it out, for union.lower=auto on a DVD
+mkdir -p "$T/iso/live"
+cp "$OUTDIR/rootfs.squashfs" "$T/iso/live/filesystem.squashfs"
+xorriso -as mkisofs -quiet -V LIVE -J -R -o "$T/live.iso" "$T/iso" 2>/dev/null
+rm -rf "$T/iso"
 
 # in_order NAME LOG PATTERN...: PASS when each PATTERN's first line in LOG
 # comes after the previous one's
@@ -178,6 +184,15 @@ shell_lane() {
 	else
 		fail "dracut (no systemd): a stock boot" "no clean boot (see $BUILD/tests/)"
 		keep_log "$T/s5.log"
+	fi
+	if timed shell-iso "$T/s6.log" none 'true' "${I[@]}" --lower none --attach "sata-cd:$T/live.iso" \
+		--append 'union.lower=auto union.upper=tmpfs'; then
+		expect "dracut (no systemd): a live ISO on an AHCI DVD: union.lower=auto finds its image" "$T/s6.log" \
+			'^real-init: status: lower1_image=/dev/sr0:/live/filesystem.squashfs'
+		expect "dracut (no systemd): the live root is an overlay over RAM" "$T/s6.log" '^real-init: status: upper=tmpfs'
+	else
+		fail "dracut (no systemd): a live ISO on an AHCI DVD" "no clean boot (see $BUILD/tests/)"
+		keep_log "$T/s6.log"
 	fi
 }
 
