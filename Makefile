@@ -333,7 +333,8 @@ install-initramfs-tools:
 install-dracut:
 	install -d $(DESTDIR)$(PREFIX)/lib/dracut/modules.d/95unionroot
 	install -m 0755 dist/dracut/95unionroot/*.sh $(DESTDIR)$(PREFIX)/lib/dracut/modules.d/95unionroot/
-	install -m 0644 dist/dracut/95unionroot/*.service $(DESTDIR)$(PREFIX)/lib/dracut/modules.d/95unionroot/
+	install -m 0644 dist/dracut/95unionroot/*.service dist/dracut/95unionroot/*.conf \
+		$(DESTDIR)$(PREFIX)/lib/dracut/modules.d/95unionroot/
 
 # make deb: the Debian packages (doc/packaging.md) in $(BUILD)/deb;
 # make live-build: a Debian live ISO by live-build whose initramfs uses

@@ -150,9 +150,15 @@ shell_lane() {
 		fail "dracut (no systemd): boot 1" "no clean boot (see $BUILD/tests/)"
 		keep_log "$T/s1.log"
 	fi
-	if timed shell-2 "$T/s2.log" "$T/shell-data.img" "$SHOW_CHANGES" "${I[@]}" --append "$UNION"; then
+	# a boot loader's root= beside union.lower= (update-grub writes one)
+	if timed shell-2 "$T/s2.log" "$T/shell-data.img" "$SHOW_CHANGES" "${I[@]}" --disk "$T/stock-shell.img" \
+		--append "$UNION root=/dev/vdc"; then
 		expect "dracut (no systemd): a change survives the reboot" "$T/s2.log" '^MARK-persist=dracut-shell$'
 		expect "dracut (no systemd): a file deleted from the image stays deleted" "$T/s2.log" '^MARK-factory-gone'
+		expect "dracut (no systemd): with root= beside union.lower= the root is still the union" "$T/s2.log" \
+			'^real-init: status: mode=mount-root /sysroot$'
+		expect_not "dracut (no systemd): root='s device is not mounted beside it" "$T/s2.log" \
+			'EXT4-fs \(vdc\)' "the kernel mounted root='s /dev/vdc"
 	else
 		fail "dracut (no systemd): boot 2" "no clean boot (see $BUILD/tests/)"
 		keep_log "$T/s2.log"
@@ -221,9 +227,16 @@ systemd_lane() {
 		fail "dracut with systemd: boot 1" "no clean boot (see $BUILD/tests/)"
 		keep_log "$T/y1.log"
 	fi
-	if timed systemd-2 "$T/y2.log" "$T/systemd-data.img" "$SHOW_CHANGES" "${I[@]}" --append "$UNION $SYSTEMD_LOG"; then
+	# a boot loader's root= beside union.lower=: systemd-fstab-generator's
+	# sysroot.mount would mount it at /sysroot too
+	if timed systemd-2 "$T/y2.log" "$T/systemd-data.img" "$SHOW_CHANGES" "${I[@]}" --disk "$T/stock-systemd.img" \
+		--append "$UNION root=/dev/vdc $SYSTEMD_LOG"; then
 		expect "dracut with systemd: a change survives the reboot" "$T/y2.log" '^MARK-persist=dracut-systemd$'
 		expect "dracut with systemd: a file deleted from the image stays deleted" "$T/y2.log" '^MARK-factory-gone'
+		expect "dracut with systemd: root= beside union.lower= skips sysroot.mount" "$T/y2.log" \
+			'sysroot.mount.*skipped because of an unmet condition check \(ConditionKernelCommandLine=!union.lower\)'
+		expect_not "dracut with systemd: root='s device is not mounted at /sysroot" "$T/y2.log" \
+			'Mounted sysroot.mount|EXT4-fs \(vdc\)' "systemd mounted root='s /dev/vdc"
 	else
 		fail "dracut with systemd: boot 2" "no clean boot (see $BUILD/tests/)"
 		keep_log "$T/y2.log"

@@ -56,6 +56,8 @@ install() {
 		mkdir -p "$initdir$systemdsystemunitdir/initrd-root-fs.target.requires"
 		ln_r "$systemdsystemunitdir/unionroot.service" \
 			"$systemdsystemunitdir/initrd-root-fs.target.requires/unionroot.service"
+		# root= beside union.lower= mounts nothing at /sysroot
+		inst_simple "$moddir/sysroot-unionroot.conf" "$systemdsystemunitdir/sysroot.mount.d/unionroot.conf"
 	else
 		# before rootfs-block's parse-block.sh (cmdline 95), which would
 		# wait for root='s device
