@@ -117,7 +117,7 @@ H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 UNIT_INIT := init/tool.c init/tool_place.c init/watchdog.c
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC) $(UNIT_INIT))
 
-.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut deb live-build fuzz soak
+.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut deb live-build fuzz soak bigendian
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
 
 deps:
@@ -235,6 +235,31 @@ $(BUILD)/host/mkcpio: $(BUILD)/host/tools/mkcpio.o $(patsubst %.c,$(BUILD)/host/
 unit: $(BUILD)/host/unit-tests $(BUILD)/host/unit-init
 	$(Q)$(BUILD)/host/unit-tests
 	$(Q)$(BUILD)/host/unit-init
+
+# The fuzz corpus replayed without libFuzzer: each target of tests/fuzz/
+# linked with tests/fuzz/replay.c and the library, by HOSTCC, so any C
+# compiler builds it (the big-endian test's cross compiler among them).
+FUZZ_TGT  := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+$(BUILD)/host/libunionroot.a: $(H_LIB)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/host/tests/fuzz/fuzz_status.o: tests/fuzz/jsoncheck.h
+
+$(BUILD)/host/fuzz-replay/fuzz_%: $(BUILD)/host/tests/fuzz/fuzz_%.o $(BUILD)/host/tests/fuzz/replay.o \
+		$(BUILD)/host/libunionroot.a
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
+
+# make bigendian: the unit tests (unit-tests, unit-init) and the corpus
+# replay of every fuzz target, built for s390x (big-endian) by Debian's
+# cross compiler, static and without sanitizers, in BUILD/s390x/host/;
+# tests/host/bigendian.sh runs them under qemu-user. The on-disk formats
+# are read byte by byte (unionroot/lib/bytes.h); this is where that is held.
+BE_CC   ?= s390x-linux-gnu-gcc
+BE_PROGS = unit-tests unit-init $(addprefix fuzz-replay/,$(FUZZ_TGT))
+bigendian:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/s390x HOSTCC=$(BE_CC) SAN= HLDFLAGS=-static \
+		$(addprefix $(BUILD)/s390x/host/,$(BE_PROGS))
 
 # Your own kernel: KERNEL=path/to/bzImage MODULES=INSTALL_MOD_PATH (the
 # directory "make modules_install INSTALL_MOD_PATH=…" filled); without them
@@ -362,7 +387,6 @@ clean:
 FUZZCC    ?= clang
 FUZZTIME  ?= 10
 FUZZLEN   ?= 32768
-FUZZ_TGT  := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZBASE  := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -isystem $(UAPI) -O1 -g \
              -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The library once, instrumented for coverage; each target links what it uses.
