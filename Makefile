@@ -8,7 +8,15 @@ Q       := $(if $(filter 1,$(V)),,@)
 
 MUSLARCH ?= $(shell uname -m)-linux-musl
 CROSS_COMPILE ?=
-MUSLCC  ?= $(CROSS_COMPILE)gcc -specs $(BUILD)/musl-static-pie.specs
+# The target program's libc and toolchain: LIBC=musl (the default, what
+# ships) or glibc; CC= names the compiler (the musl build wraps it in
+# musl's specs), SYSROOT= its sysroot (--sysroot).
+LIBC    ?= musl
+SYSROOT ?=
+ifeq ($(origin CC),default)
+CC      := $(CROSS_COMPILE)gcc
+endif
+MUSLCC  ?= $(CC) -specs $(BUILD)/musl-static-pie.specs
 UAPI_ASM ?= /usr/include/$(shell $(HOSTCC) -print-multiarch)/asm
 HOSTCC  ?= gcc
 
@@ -47,12 +55,35 @@ BASE    := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -fstack-protector-strong
 # function's one (398 canary checks against 378: 0.5 KB); a frame more on
 # the stack is nothing to PID 1.
 UAPI    := $(BUILD)/uapi
+ifeq ($(LIBC),musl)
+TCC     := $(MUSLCC)
+TARCH   := $(MUSLARCH)
+TDEPS    = $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
+TLIBC   := -isystem $(UAPI)
+TSTACK  := $(if $(filter x86_64-%,$(MUSLARCH)),-mstack-protector-guard=global)
+TLINK   := -static-pie
+else ifeq ($(LIBC),glibc)
+# glibc: its own kernel headers (the toolchain's), the canary where glibc
+# keeps it (the thread's, %fs:0x28), its checked memcpy and the like
+# (_FORTIFY_SOURCE), and static-pie where the toolchain has glibc's
+# rcrt1.o (Debian's amd64 and arm64; not its s390x cross libc), else static.
+TCC     := $(CC)
+TARCH   := $(shell $(CC) -dumpmachine)
+TDEPS   :=
+TLIBC   := -D_FORTIFY_SOURCE=2
+TSTACK  :=
+TLINK   := $(shell echo 'int main(void) { return 0; }' | $(CC) $(if $(SYSROOT),--sysroot=$(SYSROOT)) \
+             -x c - -static-pie -o /dev/null >/dev/null 2>&1 && echo -static-pie || echo -static)
+else
+$(error LIBC=$(LIBC): musl or glibc)
+endif
+TCC     += $(if $(SYSROOT),--sysroot=$(SYSROOT))
 TCFLAGS := $(BASE) -Oz -flto -flto-partition=one -ffunction-sections -fdata-sections \
            -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-optimize-sibling-calls \
-           -isystem $(UAPI) -fPIE \
-           $(if $(filter x86_64-% aarch64-%,$(MUSLARCH)),-mgeneral-regs-only) \
-           $(if $(filter x86_64-%,$(MUSLARCH)),-mstack-protector-guard=global)
-TLDFLAGS:= -static-pie -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now \
+           $(TLIBC) -fPIE \
+           $(if $(filter x86_64-% aarch64-%,$(TARCH)),-mgeneral-regs-only) \
+           $(TSTACK)
+TLDFLAGS:= $(TLINK) -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now \
            -Wl,-z,noseparate-code -Wl,--build-id=none -s
 
 # Host builds (unit tests, fuzz replay, build tools): glibc, sanitizers.
@@ -136,17 +167,19 @@ $(BUILD)/musl-static-pie.specs: /usr/lib/$(MUSLARCH)/musl-gcc.specs
 	$(Q)sed -e 's|%{!shared: \(/usr/lib/[^ ]*/\)Scrt1.o}|%{static-pie: \1rcrt1.o} %{!static-pie:%{!shared: \1Scrt1.o}}|' \
 	        -e 's|^-dynamic-linker \([^ ]*\) |%{!static-pie:-dynamic-linker \1} %{static-pie:-static -pie --no-dynamic-linker -z text} |' $< >$@
 
-$(BUILD)/target/%.o: %.c $(HDRS) $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
+$(BUILD)/target/%.o: %.c $(HDRS) $(TDEPS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(MUSLCC) $(TCFLAGS) -c $< -o $@
+	$(Q)$(TCC) $(TCFLAGS) -c $< -o $@
 
 # The link map (unionroot.map) names every libc member linked: the size
-# test reads it (no vfprintf, no malloc).
+# test reads it (no vfprintf, no malloc). unionroot.libc says which libc
+# and link (musl -static-pie): the size and hardening tests read it.
 $(BUILD)/unionroot: $(T_OBJ)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) -Wl,-Map=$@.map $^ -o $@
-	$(Q)size=$$(stat -c %s $@); echo "  SIZE    $@ $$size bytes"
+	$(Q)$(TCC) $(TCFLAGS) $(TLDFLAGS) -Wl,-Map=$@.map $^ -o $@
+	$(Q)echo "$(LIBC) $(TLINK)" >$@.libc
+	$(Q)size=$$(stat -c %s $@); echo "  SIZE    $@ $$size bytes ($(LIBC) $(TLINK))"
 
 # The test build: the same binary plus crash points (union.test.crashafter)
 # and the test-reset command; only these files differ. Never shipped: it goes
@@ -155,14 +188,14 @@ TEST_ONLY := unionroot/branch/crashpoint.c unionroot/cmd/cli.c unionroot/cmd/cmd
 T_TEST_OBJ := $(filter-out $(patsubst %.c,$(BUILD)/target/%.o,$(TEST_ONLY)),$(T_OBJ)) \
               $(patsubst %.c,$(BUILD)/target-test/%.o,$(TEST_ONLY))
 
-$(BUILD)/target-test/%.o: %.c $(HDRS) $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
+$(BUILD)/target-test/%.o: %.c $(HDRS) $(TDEPS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $< (test build)")
-	$(Q)$(MUSLCC) $(TCFLAGS) -DUNIONROOT_CRASHPOINTS -c $< -o $@
+	$(Q)$(TCC) $(TCFLAGS) -DUNIONROOT_CRASHPOINTS -c $< -o $@
 
 $(BUILD)/unionroot-test: $(T_TEST_OBJ)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
+	$(Q)$(TCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
 
 # A board of another architecture names its binary in build.conf
 # (UNIONROOT=aarch64/unionroot): a sub-make builds it with Debian's cross
@@ -320,9 +353,9 @@ lint:
 	$(Q)tests/lint
 
 # The bench's limit contender: a static /init with no checks (tests/bench).
-$(BUILD)/bench/limit-init: tests/bench/limit-init.c $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
+$(BUILD)/bench/limit-init: tests/bench/limit-init.c $(TDEPS)
 	@mkdir -p $(dir $@)
-	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) $< -o $@
+	$(Q)$(TCC) $(TCFLAGS) $(TLDFLAGS) $< -o $@
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench/limit-init initramfs images BOARD=$(BOARD)
