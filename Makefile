@@ -10,8 +10,10 @@ MUSLARCH ?= $(shell uname -m)-linux-musl
 CROSS_COMPILE ?=
 # The target program's libc and toolchain: LIBC=musl (the default, what
 # ships) or glibc; CC= names the compiler (the musl build wraps it in
-# musl's specs), SYSROOT= its sysroot (--sysroot).
-LIBC    ?= musl
+# musl's specs), SYSROOT= its sysroot (--sysroot). A build directory keeps
+# the libc it was built with (BUILD/unionroot.libc), so a later make there,
+# a test's among them, does not mix in the other one's objects.
+LIBC    ?= $(or $(firstword $(shell cat $(BUILD)/unionroot.libc 2>/dev/null)),musl)
 SYSROOT ?=
 ifeq ($(origin CC),default)
 CC      := $(CROSS_COMPILE)gcc
@@ -212,14 +214,14 @@ $(BUILD)/aarch64/unionroot:
 # objects differ; a board names it with UNIONROOT=overlay/unionroot.
 .PHONY: $(BUILD)/overlay/unionroot
 $(BUILD)/overlay/unionroot:
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/overlay COPYUP=0 $@
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/overlay LIBC=$(LIBC) COPYUP=0 $@
 
 # The smallest build: overlay only, no dm-verity, no raw flash, no other
 # live systems' parameters, for a PC or eMMC board that boots an unverified
 # image (UNIONROOT=minimal/unionroot).
 .PHONY: $(BUILD)/minimal/unionroot
 $(BUILD)/minimal/unionroot:
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/minimal COPYUP=0 VERITY=0 FLASH=0 PEERS=0 $@
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/minimal LIBC=$(LIBC) COPYUP=0 VERITY=0 FLASH=0 PEERS=0 $@
 
 $(BUILD)/host/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
