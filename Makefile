@@ -8,7 +8,17 @@ Q       := $(if $(filter 1,$(V)),,@)
 
 MUSLARCH ?= $(shell uname -m)-linux-musl
 CROSS_COMPILE ?=
-MUSLCC  ?= $(CROSS_COMPILE)gcc -specs $(BUILD)/musl-static-pie.specs
+# The target program's libc and toolchain: LIBC=musl (the default, what
+# ships) or glibc; CC= names the compiler (the musl build wraps it in
+# musl's specs), SYSROOT= its sysroot (--sysroot). A build directory keeps
+# the libc it was built with (BUILD/unionroot.libc), so a later make there,
+# a test's among them, does not mix in the other one's objects.
+LIBC    ?= $(or $(firstword $(shell cat $(BUILD)/unionroot.libc 2>/dev/null)),musl)
+SYSROOT ?=
+ifeq ($(origin CC),default)
+CC      := $(CROSS_COMPILE)gcc
+endif
+MUSLCC  ?= $(CC) -specs $(BUILD)/musl-static-pie.specs
 UAPI_ASM ?= /usr/include/$(shell $(HOSTCC) -print-multiarch)/asm
 HOSTCC  ?= gcc
 
@@ -47,12 +57,35 @@ BASE    := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -fstack-protector-strong
 # function's one (398 canary checks against 378: 0.5 KB); a frame more on
 # the stack is nothing to PID 1.
 UAPI    := $(BUILD)/uapi
+ifeq ($(LIBC),musl)
+TCC     := $(MUSLCC)
+TARCH   := $(MUSLARCH)
+TDEPS    = $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
+TLIBC   := -isystem $(UAPI)
+TSTACK  := $(if $(filter x86_64-%,$(MUSLARCH)),-mstack-protector-guard=global)
+TLINK   := -static-pie
+else ifeq ($(LIBC),glibc)
+# glibc: its own kernel headers (the toolchain's), the canary where glibc
+# keeps it (the thread's, %fs:0x28), its checked memcpy and the like
+# (_FORTIFY_SOURCE), and static-pie where the toolchain has glibc's
+# rcrt1.o (Debian's amd64 and arm64; not its s390x cross libc), else static.
+TCC     := $(CC)
+TARCH   := $(shell $(CC) -dumpmachine)
+TDEPS   :=
+TLIBC   := -D_FORTIFY_SOURCE=2
+TSTACK  :=
+TLINK   := $(shell echo 'int main(void) { return 0; }' | $(CC) $(if $(SYSROOT),--sysroot=$(SYSROOT)) \
+             -x c - -static-pie -o /dev/null >/dev/null 2>&1 && echo -static-pie || echo -static)
+else
+$(error LIBC=$(LIBC): musl or glibc)
+endif
+TCC     += $(if $(SYSROOT),--sysroot=$(SYSROOT))
 TCFLAGS := $(BASE) -Oz -flto -flto-partition=one -ffunction-sections -fdata-sections \
            -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-optimize-sibling-calls \
-           -isystem $(UAPI) -fPIE \
-           $(if $(filter x86_64-% aarch64-%,$(MUSLARCH)),-mgeneral-regs-only) \
-           $(if $(filter x86_64-%,$(MUSLARCH)),-mstack-protector-guard=global)
-TLDFLAGS:= -static-pie -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now \
+           $(TLIBC) -fPIE \
+           $(if $(filter x86_64-% aarch64-%,$(TARCH)),-mgeneral-regs-only) \
+           $(TSTACK)
+TLDFLAGS:= $(TLINK) -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now \
            -Wl,-z,noseparate-code -Wl,--build-id=none -s
 
 # Host builds (unit tests, fuzz replay, build tools): glibc, sanitizers.
@@ -117,7 +150,7 @@ H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 UNIT_INIT := init/tool.c init/tool_place.c init/watchdog.c
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC) $(UNIT_INIT))
 
-.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut deb live-build fuzz soak
+.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut deb live-build fuzz soak bigendian
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
 
 deps:
@@ -136,17 +169,19 @@ $(BUILD)/musl-static-pie.specs: /usr/lib/$(MUSLARCH)/musl-gcc.specs
 	$(Q)sed -e 's|%{!shared: \(/usr/lib/[^ ]*/\)Scrt1.o}|%{static-pie: \1rcrt1.o} %{!static-pie:%{!shared: \1Scrt1.o}}|' \
 	        -e 's|^-dynamic-linker \([^ ]*\) |%{!static-pie:-dynamic-linker \1} %{static-pie:-static -pie --no-dynamic-linker -z text} |' $< >$@
 
-$(BUILD)/target/%.o: %.c $(HDRS) $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
+$(BUILD)/target/%.o: %.c $(HDRS) $(TDEPS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(MUSLCC) $(TCFLAGS) -c $< -o $@
+	$(Q)$(TCC) $(TCFLAGS) -c $< -o $@
 
 # The link map (unionroot.map) names every libc member linked: the size
-# test reads it (no vfprintf, no malloc).
+# test reads it (no vfprintf, no malloc). unionroot.libc says which libc
+# and link (musl -static-pie): the size and hardening tests read it.
 $(BUILD)/unionroot: $(T_OBJ)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) -Wl,-Map=$@.map $^ -o $@
-	$(Q)size=$$(stat -c %s $@); echo "  SIZE    $@ $$size bytes"
+	$(Q)$(TCC) $(TCFLAGS) $(TLDFLAGS) -Wl,-Map=$@.map $^ -o $@
+	$(Q)echo "$(LIBC) $(TLINK)" >$@.libc
+	$(Q)size=$$(stat -c %s $@); echo "  SIZE    $@ $$size bytes ($(LIBC) $(TLINK))"
 
 # The test build: the same binary plus crash points (union.test.crashafter)
 # and the test-reset command; only these files differ. Never shipped: it goes
@@ -155,14 +190,14 @@ TEST_ONLY := unionroot/branch/crashpoint.c unionroot/cmd/cli.c unionroot/cmd/cmd
 T_TEST_OBJ := $(filter-out $(patsubst %.c,$(BUILD)/target/%.o,$(TEST_ONLY)),$(T_OBJ)) \
               $(patsubst %.c,$(BUILD)/target-test/%.o,$(TEST_ONLY))
 
-$(BUILD)/target-test/%.o: %.c $(HDRS) $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
+$(BUILD)/target-test/%.o: %.c $(HDRS) $(TDEPS)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $< (test build)")
-	$(Q)$(MUSLCC) $(TCFLAGS) -DUNIONROOT_CRASHPOINTS -c $< -o $@
+	$(Q)$(TCC) $(TCFLAGS) -DUNIONROOT_CRASHPOINTS -c $< -o $@
 
 $(BUILD)/unionroot-test: $(T_TEST_OBJ)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
+	$(Q)$(TCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
 
 # A board of another architecture names its binary in build.conf
 # (UNIONROOT=aarch64/unionroot): a sub-make builds it with Debian's cross
@@ -179,14 +214,14 @@ $(BUILD)/aarch64/unionroot:
 # objects differ; a board names it with UNIONROOT=overlay/unionroot.
 .PHONY: $(BUILD)/overlay/unionroot
 $(BUILD)/overlay/unionroot:
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/overlay COPYUP=0 $@
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/overlay LIBC=$(LIBC) COPYUP=0 $@
 
 # The smallest build: overlay only, no dm-verity, no raw flash, no other
 # live systems' parameters, for a PC or eMMC board that boots an unverified
 # image (UNIONROOT=minimal/unionroot).
 .PHONY: $(BUILD)/minimal/unionroot
 $(BUILD)/minimal/unionroot:
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/minimal COPYUP=0 VERITY=0 FLASH=0 PEERS=0 $@
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/minimal LIBC=$(LIBC) COPYUP=0 VERITY=0 FLASH=0 PEERS=0 $@
 
 $(BUILD)/host/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -235,6 +270,31 @@ $(BUILD)/host/mkcpio: $(BUILD)/host/tools/mkcpio.o $(patsubst %.c,$(BUILD)/host/
 unit: $(BUILD)/host/unit-tests $(BUILD)/host/unit-init
 	$(Q)$(BUILD)/host/unit-tests
 	$(Q)$(BUILD)/host/unit-init
+
+# The fuzz corpus replayed without libFuzzer: each target of tests/fuzz/
+# linked with tests/fuzz/replay.c and the library, by HOSTCC, so any C
+# compiler builds it (the big-endian test's cross compiler among them).
+FUZZ_TGT  := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+$(BUILD)/host/libunionroot.a: $(H_LIB)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/host/tests/fuzz/fuzz_status.o: tests/fuzz/jsoncheck.h
+
+$(BUILD)/host/fuzz-replay/fuzz_%: $(BUILD)/host/tests/fuzz/fuzz_%.o $(BUILD)/host/tests/fuzz/replay.o \
+		$(BUILD)/host/libunionroot.a
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) $(HLDFLAGS) $^ -o $@
+
+# make bigendian: the unit tests (unit-tests, unit-init) and the corpus
+# replay of every fuzz target, built for s390x (big-endian) by Debian's
+# cross compiler, static and without sanitizers, in BUILD/s390x/host/;
+# tests/host/bigendian.sh runs them under qemu-user. The on-disk formats
+# are read byte by byte (unionroot/lib/bytes.h); this is where that is held.
+BE_CC   ?= s390x-linux-gnu-gcc
+BE_PROGS = unit-tests unit-init $(addprefix fuzz-replay/,$(FUZZ_TGT))
+bigendian:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/s390x HOSTCC=$(BE_CC) SAN= HLDFLAGS=-static \
+		$(addprefix $(BUILD)/s390x/host/,$(BE_PROGS))
 
 # Your own kernel: KERNEL=path/to/bzImage MODULES=INSTALL_MOD_PATH (the
 # directory "make modules_install INSTALL_MOD_PATH=…" filled); without them
@@ -295,9 +355,9 @@ lint:
 	$(Q)tests/lint
 
 # The bench's limit contender: a static /init with no checks (tests/bench).
-$(BUILD)/bench/limit-init: tests/bench/limit-init.c $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs
+$(BUILD)/bench/limit-init: tests/bench/limit-init.c $(TDEPS)
 	@mkdir -p $(dir $@)
-	$(Q)$(MUSLCC) $(TCFLAGS) $(TLDFLAGS) $< -o $@
+	$(Q)$(TCC) $(TCFLAGS) $(TLDFLAGS) $< -o $@
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench/limit-init initramfs images BOARD=$(BOARD)
@@ -363,7 +423,6 @@ clean:
 FUZZCC    ?= clang
 FUZZTIME  ?= 10
 FUZZLEN   ?= 32768
-FUZZ_TGT  := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZBASE  := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -isystem $(UAPI) -O1 -g \
              -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The library once, instrumented for coverage; each target links what it uses.

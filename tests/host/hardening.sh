@@ -14,17 +14,30 @@ scratch hardening
 need_tools hardening readelf strace pgrep || exit 0
 
 bins=("$BUILD/unionroot" "$BUILD/overlay/unionroot" "$BUILD/minimal/unionroot")
+# a build of another libc (make LIBC=glibc, BUILD/unionroot.libc): its one
+# binary, static-pie or static as its toolchain allows, glibc's stack protector
+libc=musl link=-static-pie
+read -r libc link <"$BUILD/unionroot.libc" 2>/dev/null || true
+stack_chk='libc\.a\(__stack_chk_fail\.lo\)'
+if [ "$libc" != musl ]; then
+	bins=("$BUILD/unionroot")
+	stack_chk='libc\.a\(stack_chk_fail\.o\)'
+fi
 if ! make --no-print-directory -s BUILD="$BUILD" "${bins[@]}" >"$T/make.log" 2>&1; then
-	fail "hardening: the three builds" "make failed: $(tail -3 "$T/make.log")"
+	fail "hardening: the builds" "make failed: $(tail -3 "$T/make.log")"
 	exit 1
 fi
 
 for bin in "${bins[@]}"; do
 	readelf -hlW "$bin" >"$T/elf"
-	expect "hardening: $bin is position-independent (ELF type DYN)" "$T/elf" 'Type: +DYN'
-	expect_not "hardening: $bin needs no interpreter (static-pie)" "$T/elf" 'INTERP'
+	if [ "$link" = -static-pie ]; then
+		expect "hardening: $bin is position-independent (ELF type DYN)" "$T/elf" 'Type: +DYN'
+	else
+		expect "hardening: $bin is static ($libc $link: the toolchain has no static-pie)" "$T/elf" 'Type: +EXEC'
+	fi
+	expect_not "hardening: $bin needs no interpreter ($link)" "$T/elf" 'INTERP'
 	expect "hardening: $bin's stack is not executable" "$T/elf" 'GNU_STACK +(0x[0-9a-f]+ +){5}RW +0x'
-	expect "hardening: $bin links the stack protector" "$bin.map" 'libc\.a\(__stack_chk_fail\.lo\)'
+	expect "hardening: $bin links the stack protector ($libc)" "$bin.map" "$stack_chk"
 
 	# the pages RELRO covers: from the page its start is in to its end's page
 	# boundary (the linker aligns the end to one)
@@ -54,6 +67,7 @@ for bin in "${bins[@]}"; do
 	wait "$held"
 	base=$(awk -v f="$(realpath "$bin")" '$6 == f && $3 == "00000000" { print $1; exit }' "$T/maps")
 	base=${base%%-*}
+	[ "$link" = -static-pie ] || [ -z "$base" ] || base=0 # EXEC: the addresses are absolute
 	if [ -z "$base" ]; then
 		fail "hardening: $bin seals its RELRO segment at start" \
 			"no page of it became read-only while it ran ($(grep -c '^mprotect' "$T/trace") mprotect calls)"

@@ -218,7 +218,9 @@ static rlim_t limit_leaving(int n)
 }
 
 /* PID 1's fds are few: besides the one it is given, the walk opens at most
- * RMTREE_OPEN_MAX - 1 directories at any depth */
+ * RMTREE_OPEN_MAX - 1 directories at any depth (one more where the kernel
+ * has no openat2: lib/resolve.c's walk, which stands in for it, holds the
+ * directory it is in while it opens the next) */
 static void a_deep_deletion_holds_few_directories_open(void)
 {
 	struct rlimit old, tight;
@@ -232,7 +234,7 @@ static void a_deep_deletion_holds_few_directories_open(void)
 	CHECK_INT(fstat(dir, &st), 0);
 	CHECK_INT(getrlimit(RLIMIT_NOFILE, &old), 0);
 	tight = old;
-	tight.rlim_cur = limit_leaving(RMTREE_OPEN_MAX - 1);
+	tight.rlim_cur = limit_leaving(RMTREE_OPEN_MAX - 1 + !unit_has_openat2());
 	CHECK_INT(setrlimit(RLIMIT_NOFILE, &tight), 0);
 	rc = rmtree_contents(dir, st.st_dev);
 	CHECK_INT(setrlimit(RLIMIT_NOFILE, &old), 0);

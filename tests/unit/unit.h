@@ -23,6 +23,11 @@ void unit_failf(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Path of a fresh scratch directory for the running case (removed after). */
 const char *unit_tmpdir(void);
+/* The running case cannot run here (the kernel lacks what it compares
+ * with): it prints SKIP with the reason instead of PASS. Return after it. */
+void unit_skip(const char *why);
+/* 1 when the kernel (or qemu-user, which has none) answers openat2(2) */
+int unit_has_openat2(void);
 
 #define UNIT_SUITE(id, ...)                                                   \
 	static const struct unit_case id##_cases[] = { __VA_ARGS__ };         \
