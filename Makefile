@@ -339,14 +339,18 @@ demo: deps
 # Boards whose QEMU stories make check runs besides BOARD's own.
 CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64 qemu-x86_64-emmc
 
+# The boards with a kernel of their own (board/B/kernel.config): make check
+# builds those kernels in the background while the tests run
+# (tools/build-kernels, at the lowest priority), the boots that need one
+# last, waiting for it.
+KB_BOARDS = $(foreach b,$(BOARD) $(CHECK_BOARDS),$(if $(wildcard board/$(b)/kernel.config),$(b)))
+
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/host/unit-tests $(BUILD)/host/unit-init initramfs images BOARD=$(BOARD)
 	$(Q)for b in $(CHECK_BOARDS); do \
 		$(MAKE) --no-print-directory initramfs images BOARD=$$b || exit 1; \
 	done
-	$(Q)for b in $(BOARD) $(CHECK_BOARDS); do \
-		[ ! -f board/$$b/kernel.config ] || $(MAKE) --no-print-directory kernel-builtin BOARD=$$b || exit 1; \
-	done
+	$(Q)tools/build-kernels $(BUILD) $(KB_BOARDS)
 	$(Q)tests/run $(BUILD) $(BOARD)
 
 test: check

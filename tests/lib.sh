@@ -96,6 +96,25 @@ need_qemu() {
 	fi
 }
 
+# need_kernel_builtin NAME: BZ= the board's own kernel, every driver built
+# in (tools/build-kernel). make check builds it in the background while the
+# tests run (tools/build-kernels): this waits while its lock is held. A
+# SKIP and 1 when it was never made (make kernel-builtin), a FAIL and 1
+# when its build failed.
+need_kernel_builtin() {
+	local lock=$OUTDIR/vmlinuz-builtin.lock
+	[ ! -e "$lock" ] || flock "$lock" true
+	BZ=$OUTDIR/vmlinuz-builtin
+	if [ -s "$OUTDIR/vmlinuz-builtin.failed" ]; then
+		fail "$1" "the board's own kernel did not build: $(tr '\n' ' ' <"$OUTDIR/vmlinuz-builtin.failed")"
+		return 1
+	fi
+	if [ ! -f "$BZ" ]; then
+		skip "$1" "$BZ missing (make kernel-builtin BOARD=$BOARD)"
+		return 1
+	fi
+}
+
 # need_tools NAME TOOL...: prints a SKIP and returns 1 when a host tool is missing.
 need_tools() {
 	local name=$1 t
