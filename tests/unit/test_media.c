@@ -385,7 +385,22 @@ static void an_lvm_path_names_its_dm_device(void)
 	CHECK_INT(blkdev_match(&d, &s), 0);
 }
 
+/* The kernel names never scanned: unionroot's own loops, ram disks, and
+ * floppy drives (a size without a disk, and every read an I/O error). */
+static void loops_ram_disks_and_floppies_are_never_scanned(void)
+{
+	static const char *const skipped[] = { "loop0", "loop12", "ram0", "fd0", "fd1" };
+	static const char *const scanned[] = { "sda", "sda1", "sr0", "vda", "nvme0n1", "mmcblk0p2",
+						"dm-0", "mtdblock3", "ubiblock0_1", "xvda", "hda" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(skipped); i++)
+		CHECK_INT(blkdev_ignored(skipped[i]), 1);
+	for (size_t i = 0; i < ARRAY_SIZE(scanned); i++)
+		CHECK_INT(blkdev_ignored(scanned[i]), 0);
+}
+
 UNIT_SUITE(media,
+	   { "loops, ram disks and floppies are never scanned", loops_ram_disks_and_floppies_are_never_scanned },
 	   { "an LVM /dev/VG/LV path names its dm device", an_lvm_path_names_its_dm_device },
 	   { "a /dev/mapper path names the dm device", a_mapper_path_names_the_dm_device },
 	   { "auto scans mountable media only", auto_scans_mountable_media_only },

@@ -243,6 +243,16 @@ struct refresh_ctx {
 	int added;
 };
 
+int blkdev_ignored(const char *name)
+{
+	static const char prefixes[][5] = { "loop", "ram", "fd" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
 static int add_one(const char *name, unsigned char type, void *arg)
 {
 	struct refresh_ctx *rc = arg;
@@ -252,8 +262,7 @@ static int add_one(const char *name, unsigned char type, void *arg)
 	long long sectors;
 
 	(void)type;
-	/* loop devices are unionroot's own (image files); ram disks hold nothing */
-	if (strncmp(name, "loop", 4) == 0 || strncmp(name, "ram", 3) == 0)
+	if (blkdev_ignored(name))
 		return 0;
 	d = seen(t, name);
 	if (d) {

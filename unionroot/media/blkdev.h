@@ -40,6 +40,12 @@ struct blkdev_table {
 	int overflow;           /* more devices than BLKDEV_MAX were seen */
 };
 
+/* Devices never scanned, by kernel name: loop devices are unionroot's own
+ * (image files), ram disks hold nothing, and a floppy drive with no disk
+ * in it (the PC chipset QEMU's "pc" machine and many a PC have) shows a
+ * size yet fails every read, which filled the log at each look. */
+int blkdev_ignored(const char *name);
+
 /* Adds devices that appeared since the last call (from /sys/class/block) and
  * probes them. Devices of size 0 (empty drives) and failed probes are retried
  * on the next call. Loop and RAM disks are never listed: unionroot makes its
