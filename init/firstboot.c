@@ -244,6 +244,10 @@ void firstboot(struct boot *b)
 	if (b->plan.upper_kind != UPPER_DEVICE || !b->upper_dev[0] || b->upper_type[0] ||
 	    b->cfg.upperfs[0])
 		return; /* nothing found, a known file system, or a forced type */
+	/* OpenWrt's marker means blank, as erased flash does: a jffs2 without
+	 * union.format, as fstools makes one */
+	if (b->cfg.upper_spec.kind == SPEC_MTD && flash_upper_marked())
+		fmt = "jffs2";
 	if (!fmt[0]) {
 		if (b->cfg.upper_spec.kind != SPEC_MTD && is_blank(b->upper_dev) == 1)
 			log_note("writable branch %s is blank; union.format=ext4|f2fs|vfat would give it a file system",
