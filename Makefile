@@ -420,8 +420,8 @@ clean:
 # ---------------------------------------------------------------------------
 # Fuzzing: libFuzzer targets tests/fuzz/<target>.c over the parsers of
 # untrusted input (superblocks, partition tables, config and command line,
-# modules.dep, the copy-up manifest, the control state files), and the
-# status record with its JSON.
+# modules.dep, the copy-up manifest, the control state files, /proc/mtd and
+# raw flash's eraseblock heads), and the status record with its JSON.
 # "make fuzz FUZZTIME=10" runs each target that many seconds from its corpus
 # (tests/fuzz/corpus/<target>/; new inputs go to build/fuzz/corpus-<target>).
 FUZZCC    ?= clang

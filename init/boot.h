@@ -233,7 +233,11 @@ ssize_t image_read_file(struct boot *b, const char *dev, const char *type, const
  * 0 to wait on. dev holds DEVNODE_MAX bytes, type FSTYPE_MAX. */
 int flash_resolve(struct boot *b, const struct spec *s, int is_upper, char *dev, char *type,
 		  const char *role) WUR;
-/* Erases the writable MTD for union.format=jffs2; 0 or -errno (reported). */
+/* 1 when the writable MTD bears OpenWrt's end-of-image marker (blank from
+ * there on, as erased flash is), else 0. */
+int flash_upper_marked(void);
+/* Erases the writable MTD for union.format=jffs2, or from OpenWrt's marker
+ * on, the block that tells it last; 0 or -errno (reported). */
 int flash_format_upper(struct boot *b) WUR;
 /* A tool and where it runs from (init/tool_place.c). */
 struct tool {

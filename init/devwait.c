@@ -384,6 +384,7 @@ void devices_found_upper(struct boot *b)
 		return;
 	b->facts.upper_dev = b->upper_dev;
 	b->facts.upper_type = b->upper_type;
+	b->facts.upper_marked = flash_upper_marked();
 	b->facts.upper_present = PRESENT_YES;
 }
 

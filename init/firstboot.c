@@ -241,9 +241,16 @@ void firstboot(struct boot *b)
 	const char *fmt = b->cfg.format;
 	int rc;
 
-	if (b->plan.upper_kind != UPPER_DEVICE || !b->upper_dev[0] || b->upper_type[0] ||
-	    b->cfg.upperfs[0])
-		return; /* nothing found, a known file system, or a forced type */
+	if (b->plan.upper_kind != UPPER_DEVICE || !b->upper_dev[0] || b->upper_type[0])
+		return; /* nothing found, or a known file system */
+	/* OpenWrt's marker means blank, as erased flash does: a jffs2 without
+	 * union.format, as fstools makes one; a forced type (union.upperfs=)
+	 * names the file system, not what the flash holds, so it is erased
+	 * under one too: jffs2 would scan leftovers behind the marker */
+	if (b->cfg.upper_spec.kind == SPEC_MTD && flash_upper_marked())
+		fmt = "jffs2";
+	else if (b->cfg.upperfs[0])
+		return; /* a forced type */
 	if (!fmt[0]) {
 		if (b->cfg.upper_spec.kind != SPEC_MTD && is_blank(b->upper_dev) == 1)
 			log_note("writable branch %s is blank; union.format=ext4|f2fs|vfat would give it a file system",

@@ -4,7 +4,9 @@
  * union.ubi= (UBI_IOCATT), a read-only one holding squashfs is mounted
  * through ubiblock, and a missing writable volume is made from the free
  * space on first boot (UBI_IOCMKVOL). Nothing here erases anything unless
- * union.format=jffs2 asked for it. */
+ * union.format=jffs2 asked for it, or OpenWrt's end-of-image marker says
+ * the flash from there on is blank (as fstools and OpenWrt's kernel read
+ * it). */
 #include <errno.h>
 #include <fcntl.h>
 #include <mtd/mtd-user.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "branch/crashpoint.h"
 #include "lib/log.h"
 #include "media/mtd.h"
 #include "lib/sbuf.h"
@@ -32,6 +35,7 @@ static struct {
 	int known;
 	struct mtd_part part;
 	int content;            /* enum flash_content */
+	uint64_t marker;        /* FLASH_MARKER: the offset of the block holding it */
 } upper_mtd;
 
 static struct {
@@ -65,12 +69,13 @@ static int classify_block(int fd, uint64_t off, size_t len, uint8_t *head)
 	return flash_classify(head, len);
 }
 
-/* Judges every eraseblock through /dev/mtdN (bad NAND blocks skipped) and
- * folds the verdicts; -errno when it cannot read. */
-static int scan_part(const struct mtd_part *p)
+/* Judges every eraseblock through /dev/mtdN (bad NAND blocks skipped) up
+ * to OpenWrt's marker, whose block's offset goes to *marker, and folds the
+ * verdicts; -errno when it cannot read. */
+static int scan_part(const struct mtd_part *p, uint64_t *marker)
 {
 	static uint8_t head[HEAD_BYTES];
-	unsigned counts[4] = { 0 };
+	unsigned counts[FLASH_KINDS] = { 0 };
 	char path[32];
 	size_t len = p->erasesize && p->erasesize < HEAD_BYTES ? p->erasesize : HEAD_BYTES;
 	int fd, rc = 0;
@@ -92,11 +97,52 @@ static int scan_part(const struct mtd_part *p)
 			break;
 		}
 		counts[kind]++;
-		if (counts[FLASH_DATA])
+		*marker = off;
+		if (counts[FLASH_DATA] || counts[FLASH_MARKER])
 			break; /* the verdict cannot change any more */
 	}
 	sys_close(fd);
 	return rc < 0 ? rc : flash_verdict(counts);
+}
+
+/* Says what the content of an MTD partition (not a probed file system)
+ * makes of it; type "jffs2" when it mounts as it is, "" otherwise: a
+ * writable one bearing OpenWrt's marker gets its blank part erased by the
+ * first-boot step (flash_format_upper) before it mounts. */
+static void judge_mtd(const struct spec *s, const struct mtd_part *part, int content,
+		      uint64_t marker, int is_upper, const char *dev, char *type, const char *role)
+{
+	if (content == FLASH_ERASED || content == FLASH_JFFS2) {
+		IGNORE(strcopy(type, FSTYPE_MAX, "jffs2"));
+		log_info("%s: mtd:%s is %s (mtd%d, %s%s)", role, s->value, dev, part->index,
+			 content == FLASH_ERASED ? "erased flash" : "jffs2",
+			 content == FLASH_ERASED ? ": mounts as an empty jffs2" : "");
+	} else if (content == FLASH_MARKER && is_upper) {
+		/* jffs2 upstream reads the marker as 4 dirty bytes and scans on:
+		 * leftovers behind it would come back as files */
+		log_note("%s: mtd:%s is %s (mtd%d) with OpenWrt's end-of-image marker (de ad c0 de) at 0x%llx: blank from there on, as fstools reads it; erasing that part, then it mounts as %s",
+			 role, s->value, dev, part->index, (unsigned long long)marker,
+			 marker ? "the jffs2 before the marker" : "an empty jffs2");
+	} else if (content == FLASH_MARKER) {
+		log_err("%s: mtd:%s (mtd%d) holds OpenWrt's end-of-image marker (de ad c0 de) at 0x%llx: a blank writable partition, not a read-only layer; not using it",
+			role, s->value, part->index, (unsigned long long)marker);
+	} else if (content == FLASH_UBI) {
+		log_err("%s: mtd:%s (mtd%d) holds UBI, not jffs2; attach it with union.ubi=mtd:%s and name a volume with ubi:VOLUME",
+			role, s->value, part->index, s->value);
+	} else if (content < 0) {
+		log_err("%s: reading mtd:%s (mtd%d) failed: %s; not using it", role, s->value,
+			part->index, strerror(-content));
+	} else {
+		log_err("%s: mtd:%s (mtd%d) holds data that is neither erased flash nor jffs2; not touching it%s",
+			role, s->value, part->index,
+			is_upper ? " (union.format=jffs2 erases it)" : "");
+	}
+	/* measured on 6.1: overlayfs mounts over jffs2 (it warns that
+	 * RENAME_WHITEOUT is missing) and serves writes, deletions and new
+	 * files; what needs RENAME_WHITEOUT or RENAME_EXCHANGE fails */
+	if (is_upper && (type[0] || content == FLASH_MARKER))
+		log_warn("writable branch %s is jffs2, which lacks RENAME_WHITEOUT and RENAME_EXCHANGE: renaming a file of the image and re-creating a directory deleted from it fail with EINVAL (UBI/ubifs has neither limit)",
+			 dev);
 }
 
 static int resolve_mtd(struct boot *b, const struct spec *s, int is_upper, char *dev,
@@ -106,6 +152,7 @@ static int resolve_mtd(struct boot *b, const struct spec *s, int is_upper, char 
 	const struct blkdev *d = NULL;
 	char name[32];
 	struct stat st;
+	uint64_t marker = 0;
 	int content;
 
 	if (find_part(s->value, &part) < 0)
@@ -126,34 +173,14 @@ static int resolve_mtd(struct boot *b, const struct spec *s, int is_upper, char 
 		log_info("%s: mtd:%s is %s (mtd%d, %s)", role, s->value, dev, part.index, type);
 		return 1;
 	}
-	content = scan_part(&part);
+	content = scan_part(&part, &marker);
 	if (is_upper) {
 		upper_mtd.known = 1;
 		upper_mtd.part = part;
 		upper_mtd.content = content;
+		upper_mtd.marker = marker;
 	}
-	if (content == FLASH_ERASED || content == FLASH_JFFS2) {
-		IGNORE(strcopy(type, FSTYPE_MAX, "jffs2"));
-		log_info("%s: mtd:%s is %s (mtd%d, %s%s)", role, s->value, dev, part.index,
-			 content == FLASH_ERASED ? "erased flash" : "jffs2",
-			 content == FLASH_ERASED ? ": mounts as an empty jffs2" : "");
-		/* measured on 6.1: overlayfs mounts over jffs2 (it warns that
-		 * RENAME_WHITEOUT is missing) and serves writes, deletions and
-		 * new files; what needs RENAME_WHITEOUT or RENAME_EXCHANGE fails */
-		if (is_upper)
-			log_warn("writable branch %s is jffs2, which lacks RENAME_WHITEOUT and RENAME_EXCHANGE: renaming a file of the image and re-creating a directory deleted from it fail with EINVAL (UBI/ubifs has neither limit)",
-				 dev);
-	} else if (content == FLASH_UBI) {
-		log_err("%s: mtd:%s (mtd%d) holds UBI, not jffs2; attach it with union.ubi=mtd:%s and name a volume with ubi:VOLUME",
-			role, s->value, part.index, s->value);
-	} else if (content < 0) {
-		log_err("%s: reading mtd:%s (mtd%d) failed: %s; not using it", role, s->value,
-			part.index, strerror(-content));
-	} else {
-		log_err("%s: mtd:%s (mtd%d) holds data that is neither erased flash nor jffs2; not touching it%s",
-			role, s->value, part.index,
-			is_upper ? " (union.format=jffs2 erases it)" : "");
-	}
+	judge_mtd(s, &part, content, marker, is_upper, dev, type, role);
 	return 1;
 }
 
@@ -312,11 +339,46 @@ int flash_resolve(struct boot *b, const struct spec *s, int is_upper, char *dev,
 	return 0;
 }
 
-int flash_format_upper(struct boot *b)
+int flash_upper_marked(void)
+{
+	return upper_mtd.known && upper_mtd.content == FLASH_MARKER;
+}
+
+/* Erases the eraseblocks first to end - 1 of the writable MTD, the last
+ * first; the count goes to *n. Closing /dev/mtdN opened for writing syncs
+ * the MTD (mtdchar_close: mtd_sync), so what was erased is on the flash
+ * when this returns 0 (block2mtd erases into the page cache). */
+static int erase_down(uint32_t first, uint32_t end, unsigned *n)
 {
 	struct erase_info_user ei;
 	char path[32];
 	int fd, rc = 0;
+
+	if (strfmt(path, sizeof(path), "/dev/mtd%d", upper_mtd.part.index) < 0)
+		return -ENAMETOOLONG;
+	fd = sys_open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	for (uint32_t i = end; i > first; i--) {
+		loff_t at = (loff_t)(i - 1) * upper_mtd.part.erasesize;
+
+		if (sys_ioctl(fd, MEMGETBADBLOCK, &at) > 0)
+			continue;
+		ei.start = (__u32)at;
+		ei.length = upper_mtd.part.erasesize;
+		if ((rc = sys_ioctl(fd, MEMERASE, &ei)) < 0)
+			break;
+		(*n)++;
+	}
+	sys_close(fd);
+	return rc;
+}
+
+int flash_format_upper(struct boot *b)
+{
+	const struct mtd_part *p = &upper_mtd.part;
+	int marked = flash_upper_marked(), rc;
+	uint32_t first, end;
 	unsigned erased = 0;
 
 	if (!upper_mtd.known)
@@ -326,25 +388,27 @@ int flash_format_upper(struct boot *b)
 			b->upper_dev);
 		return -EEXIST;
 	}
-	if (strfmt(path, sizeof(path), "/dev/mtd%d", upper_mtd.part.index) < 0)
-		return -ENAMETOOLONG;
-	fd = sys_open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return fd;
-	for (uint64_t off = 0; off + upper_mtd.part.erasesize <= upper_mtd.part.size;
-	     off += upper_mtd.part.erasesize) {
-		loff_t at = (loff_t)off;
-
-		if (sys_ioctl(fd, MEMGETBADBLOCK, &at) > 0)
-			continue;
-		ei.start = (__u32)off;
-		ei.length = upper_mtd.part.erasesize;
-		if ((rc = sys_ioctl(fd, MEMERASE, &ei)) < 0)
-			break;
-		erased++;
-	}
-	sys_close(fd);
+	if (!p->erasesize || p->size / p->erasesize > UINT32_MAX)
+		return -EINVAL;
+	end = (uint32_t)(p->size / p->erasesize);
+	first = marked ? (uint32_t)(upper_mtd.marker / p->erasesize) : 0;
+	/* The first block goes last, once every other is erased: until then
+	 * it still says what the flash was (OpenWrt's marker, or data that is
+	 * not jffs2), so a cut leaves a partition the next boot erases as
+	 * this one did, never a jffs2 with leftovers behind it. */
+	rc = first < end ? erase_down(first + 1, end, &erased) : 0;
 	if (rc == 0)
+		IGNORE(crashpoint_hit("flasherase", NULL)); /* returns unless a test armed it */
+	if (rc == 0 && first < end)
+		rc = erase_down(first, first + 1, &erased);
+	if (rc < 0)
+		log_err("writable branch %s: erasing it failed: %s; %s", b->upper_dev, strerror(-rc),
+			marked ? "OpenWrt's marker stays, and the next boot erases it again" :
+				 "not using it");
+	else if (marked)
+		log_note("writable branch %s: erased %u eraseblocks from OpenWrt's end-of-image marker at 0x%llx on; it mounts as jffs2",
+			 b->upper_dev, erased, (unsigned long long)upper_mtd.marker);
+	else
 		log_note("writable branch %s: erased %u eraseblocks (union.format=jffs2); it mounts as an empty jffs2",
 			 b->upper_dev, erased);
 	return rc;

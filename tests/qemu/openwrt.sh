@@ -7,8 +7,10 @@
 # ubiblock) and "rootfs_data" (ubifs, made on first boot); first boot,
 # settings kept, a reset cut by a power cut, then a good boot. NOR: the
 # squashfs on the MTD partition "rootfs", jffs2 on "rootfs_data", with an
-# initramfs (Debian's kernel: one block2mtd device a partition) and without
-# one (the board's kernel: mtdparts= splits one flash).
+# initramfs (Debian's kernel: one block2mtd device a partition; OpenWrt's
+# image, its end-of-image marker on rootfs_data, the first boot's erase cut
+# by a power cut) and without one (the board's kernel: mtdparts= splits one
+# flash).
 BOARD=qemu-x86_64-flash
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -107,25 +109,90 @@ else
 	keep_log "$T/n3.log" "$T/n4.log"
 fi
 
-# --- NOR with an initramfs: one block2mtd device a partition -------------------
-# Debian's kernel has no CONFIG_MTD_CMDLINE_PARTS, so the partitions are
-# block2mtd devices named like a vendor's mtdparts= would name them.
+# --- NOR with an initramfs: OpenWrt's image, one block2mtd device a partition --
+# The firmware as OpenWrt's image builder makes it for NOR (append-kernel |
+# pad-to 128k | append-rootfs | pad-rootfs): the kernel padded with zeros to
+# an eraseblock, the squashfs, then padjffs2's padding, 0xFF to each of 4,
+# 8, 16, 64, 128 and 256 KiB with the end-of-image marker de ad c0 de after
+# each, so the first eraseblock after the squashfs, where OpenWrt's mtdsplit
+# starts rootfs_data, begins with the marker. Flashing wrote only the image:
+# behind it the partition still holds an earlier firmware's jffs2 (settings
+# "stale"), which a jffs2 mounted over the marker would bring back. Debian's
+# kernel has no CONFIG_MTD_CMDLINE_PARTS, so the partitions are block2mtd
+# devices named like a vendor's mtdparts= would name them, cut from the
+# flash at the same offsets.
+# padjffs2 FILE KIB...: OpenWrt's tools/padjffs2 on FILE
+padjffs2() {
+	local f=$1 len out mask=0 m i k
+	shift
+	for k; do mask=$((mask | k * 1024)); done
+	len=$(stat -c %s "$f")
+	out=$len
+	while [ "$mask" != 0 ]; do
+		for ((i = 10; i < 32; i++)); do m=$((1 << i)); ((mask & m)) && break; done
+		len=$(((len + m - 1) & ~(m - 1)))
+		for ((i = 10; i < 32; i++)); do m=$((1 << i)); ((len & (m - 1))) || mask=$((mask & ~m)); done
+		head -c $((len - out)) /dev/zero | tr '\0' '\377' >>"$f"
+		printf '\336\255\300\336' >>"$f"
+		out=$((len + 4))
+	done
+}
+# hexat FILE OFFSET: the 4 bytes there, as "de ad c0 de"
+hexat() { od -A n -t x1 -j "$2" -N 4 "$1" | tr -s ' ' | sed 's/^ //; s/ $//'; }
+W=$T/openwrt-nor.bin
+head -c 65536 /dev/urandom >"$W" # the kernel, a stand-in
+head -c $((EB - 65536)) /dev/zero >>"$W"
+cat "$OUTDIR/rootfs.squashfs" >>"$W"
+SQEND=$(stat -c %s "$W")
+padjffs2 "$W" 4 8 16 64 128 256
+DSTART=$(((SQEND + EB - 1) / EB * EB)) # mtdsplit: the first eraseblock after the squashfs
+mkdir -p "$T/old/upper/root"
+echo stale >"$T/old/upper/root/persist"
+mkfs.jffs2 -l -e 128KiB -p -r "$T/old" -o "$T/old.jffs2"
 R=$T/nor-rootfs.img
 D=$T/nor-data.img
-padded "$OUTDIR/rootfs.squashfs" "$R"
+head -c "$DSTART" "$W" | tail -c +$((EB + 1)) >"$R"
 erased "$D" 4M
+tail -c +$((DSTART + 1)) "$W" | dd of="$D" conv=notrunc status=none
+dd if="$T/old.jffs2" of="$D" bs="$EB" seek=$(($(stat -c %s "$W") / EB - DSTART / EB + 1)) conv=notrunc status=none
 NOR=(--mtd '/dev/vdb,128KiB,rootfs' --mtd '/dev/vdc,128KiB,rootfs_data' --disk "$D"
 	--append 'union.lower=mtd:rootfs union.upper=mtd:rootfs_data')
-if boot "$T/r1.log" "$R" "$(change_root nor-settings)" "${NOR[@]}" &&
+if [ "$(hexat "$D" 0)" = "de ad c0 de" ] && [ "$(hexat "$W" "$DSTART")" = "de ad c0 de" ]; then
+	pass "OpenWrt's image puts the end-of-image marker at the head of rootfs_data"
+else
+	fail "OpenWrt's image puts the end-of-image marker at the head of rootfs_data" "$(hexat "$D" 0) at 0x$(printf %x "$DSTART")"
+fi
+# a power cut while the first boot erases rootfs_data: the test initramfs
+# stops dead once every block but the marker's is erased
+boot "$T/r0.log" "$R" 'echo MARK-survived-the-cut' "${NOR[@]}" --initrd "$OUTDIR/initramfs-test.cpio.gz" \
+	--append union.test.crashafter=flasherase || true
+expect "the first boot on OpenWrt's NOR image stops dead in its erase" "$T/r0.log" \
+	'test crash point: stopping dead after step "flasherase"'
+expect_not "the cut boot goes no further" "$T/r0.log" '^MARK-survived-the-cut' "it went on"
+if [ "$(hexat "$D" 0)" = "de ad c0 de" ] && [ "$(tail -c +$((EB + 1)) "$D" | tr -d '\377' | wc -c)" = 0 ]; then
+	pass "the cut leaves the marker in place, the blocks behind it erased"
+else
+	fail "the cut leaves the marker in place, the blocks behind it erased" \
+		"head $(hexat "$D" 0), $(tail -c +$((EB + 1)) "$D" | tr -d '\377' | wc -c) bytes not erased behind it"
+fi
+if boot "$T/r1.log" "$R" 'echo "MARK-before=$(cat /root/persist 2>/dev/null)"; '"$(change_root openwrt-settings)" "${NOR[@]}" &&
 	boot "$T/r2.log" "$R" "$SHOW_CHANGES" "${NOR[@]}"; then
 	expect "the squashfs on mtd:rootfs is the read-only layer" "$T/r1.log" '^real-init: status: lower1=mtd:rootfs /dev/mtdblock0 squashfs '
-	expect "rootfs_data is an empty jffs2 on first boot" "$T/r1.log" 'mtd:rootfs_data is /dev/mtdblock1 \(mtd1, erased flash: mounts as an empty jffs2\)'
+	expect "the boot after the cut names OpenWrt's marker on rootfs_data" "$T/r1.log" \
+		"mtd:rootfs_data is /dev/mtdblock1 \\(mtd1\\) with OpenWrt's end-of-image marker \\(de ad c0 de\\) at 0x0: blank from there on"
+	expect "and erases the whole partition" "$T/r1.log" \
+		"writable branch /dev/mtdblock1: erased 32 eraseblocks from OpenWrt's end-of-image marker at 0x0 on; it mounts as jffs2"
+	expect "rootfs_data is then the persistent jffs2 branch" "$T/r1.log" '^real-init: status: upper_state=persistent on /dev/mtdblock1 \(jffs2\)'
 	expect "NOR with an initramfs runs on an overlay root" "$T/r1.log" '^real-init: root: overlay / overlay rw'
-	expect "settings on the NOR's jffs2 survive a reboot" "$T/r2.log" '^MARK-persist=nor-settings'
+	expect "settings on the NOR's jffs2 survive a reboot" "$T/r2.log" '^MARK-persist=openwrt-settings'
 	expect "a deletion on the NOR's jffs2 stays deleted" "$T/r2.log" '^MARK-factory-gone'
+	expect "the second boot finds jffs2, not the marker" "$T/r2.log" 'mtd:rootfs_data is /dev/mtdblock1 \(mtd1, jffs2\)'
+	expect "the first boot finds no settings on rootfs_data" "$T/r1.log" '^MARK-before=$'
+	expect_not "the earlier firmware's settings behind the marker never come back" "$T/r1.log" \
+		'^MARK-before=stale' "the jffs2 behind the marker was mounted"
 else
-	fail "NOR boots with an initramfs" "no clean boot (see $T/r1.log, $T/r2.log)"
-	keep_log "$T/r1.log" "$T/r2.log"
+	fail "OpenWrt's NOR image boots with an initramfs" "no clean boot (see $T/r0.log, $T/r1.log, $T/r2.log)"
+	keep_log "$T/r0.log" "$T/r1.log" "$T/r2.log"
 fi
 
 # --- NOR without an initramfs: mtdparts= splits one flash -----------------------

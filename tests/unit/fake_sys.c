@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <mtd/mtd-user.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -36,6 +38,7 @@ static char log_text[65536];
 static size_t log_len;
 static struct statfs sfs_answer;
 static int sfs_set;
+static char blockdev[256];
 uint64_t fake_now_ms, fake_tick_ms = 1;
 
 void fake_sys_reset(const char *dir)
@@ -47,6 +50,7 @@ void fake_sys_reset(const char *dir)
 	log_len = 0;
 	log_text[0] = '\0';
 	sfs_set = 0;
+	blockdev[0] = '\0';
 	fake_now_ms = 1000;
 	fake_tick_ms = 1;
 }
@@ -87,6 +91,11 @@ void fake_sys_statfs(const struct statfs *sfs)
 	sfs_set = sfs != NULL;
 	if (sfs)
 		sfs_answer = *sfs;
+}
+
+void fake_sys_blockdev(const char *path)
+{
+	snprintf(blockdev, sizeof(blockdev), "%s", path ? path : "");
 }
 
 int fake_sys_mounted(const char *target)
@@ -221,9 +230,13 @@ int sys_fallocate(int fd, int mode, off_t at, off_t len)
 
 int sys_ioctl(int fd, unsigned long req, void *arg)
 {
-	(void)req;
-	(void)arg;
 	FAIL("ioctl", fd_name(fd));
+	if (req == MEMERASE) {
+		char at[24];
+
+		snprintf(at, sizeof(at), "0x%x", ((const struct erase_info_user *)arg)->start);
+		FAIL("erase", at);
+	}
 	return 0;
 }
 
@@ -249,8 +262,13 @@ int sys_fstatat(int dir, const char *path, struct stat *st, int flags)
 {
 	char buf[512];
 
+	int rc;
+
 	FAIL("fstatat", path[0] ? path : fd_name(dir));
-	return (int)ret(fstatat(dir, real(path, buf, sizeof(buf)), st, flags));
+	rc = (int)ret(fstatat(dir, real(path, buf, sizeof(buf)), st, flags));
+	if (rc == 0 && blockdev[0] && strcmp(path, blockdev) == 0)
+		st->st_mode = S_IFBLK | 0600;
+	return rc;
 }
 
 int sys_statfs(const char *path, struct statfs *sfs)

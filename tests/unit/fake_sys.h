@@ -12,6 +12,9 @@
  *    execve, kill, finit_module, ioctl, the sockets and fork are not: mount
  *    records the target (fake_sys_mounted) and makes its directory, the
  *    others answer 0 (fork, socket, execve: -ENOSYS).
+ *  - An MTD erase (ioctl MEMERASE) is logged once more, as "erase 0xOFFSET",
+ *    where a fault may hit it; fake_sys_blockdev() makes a path stat as a
+ *    block device (an mtdblock node).
  *  - fake_sys_statfs() sets what statfs/fstatfs answer (a full branch);
  *    sys_now_ms() reads fake_now_ms and adds fake_tick_ms each call. */
 #ifndef FAKE_SYS_H
@@ -31,6 +34,8 @@ unsigned fake_sys_count(const char *line);
 /* NULL: the real file system's answer. */
 void fake_sys_statfs(const struct statfs *sfs);
 int fake_sys_mounted(const char *target);
+/* fstatat on path (as the code names it) answers S_IFBLK; NULL: none. */
+void fake_sys_blockdev(const char *path);
 
 extern uint64_t fake_now_ms, fake_tick_ms;
 /* Called by sys_power with a reboot(2) command: a test longjmps out, for

@@ -63,7 +63,7 @@ static void proc_mtd_malformed_lines(void)
 static void eraseblocks_are_classified(void)
 {
 	uint8_t b[64];
-	unsigned counts[4] = { 0 };
+	unsigned counts[FLASH_KINDS] = { 0 };
 
 	memset(b, 0xff, sizeof(b));
 	CHECK_INT(flash_classify(b, sizeof(b)), FLASH_ERASED);
@@ -96,7 +96,63 @@ static void eraseblocks_are_classified(void)
 	counts[FLASH_DATA] = 1;
 	CHECK_INT(flash_verdict(counts), FLASH_DATA);
 	CHECK_STR(flash_content_name(FLASH_ERASED), "erased");
+	CHECK_STR(flash_content_name(FLASH_MARKER), "OpenWrt's end-of-image marker");
 	CHECK_STR(flash_content_name(99), "?");
+}
+
+/* What OpenWrt's image builder leaves at the head of rootfs_data: the
+ * marker, then the rest of the eraseblock as the flash was. */
+static void openwrt_marker_heads(void)
+{
+	uint8_t b[64];
+
+	memset(b, 0xff, sizeof(b));
+	memcpy(b, "\xde\xad\xc0\xde", 4); /* a fresh flash: 0xFF behind it */
+	CHECK_INT(flash_classify(b, sizeof(b)), FLASH_MARKER);
+	CHECK_INT(flash_classify(b, 16), FLASH_MARKER); /* what a scan reads of a block */
+	for (size_t i = 4; i < sizeof(b); i++)
+		b[i] = (uint8_t)(i * 37); /* leftovers of an earlier firmware */
+	CHECK_INT(flash_classify(b, sizeof(b)), FLASH_MARKER);
+	b[4] = 0x85, b[5] = 0x19, b[6] = 0x03, b[7] = 0x20; /* a jffs2 node right behind it */
+	CHECK_INT(flash_classify(b, sizeof(b)), FLASH_MARKER);
+	/* fstools compares the big-endian word on every CPU: the bytes are
+	 * de ad c0 de on either byte order, and no other order is the marker */
+	memcpy(b, "\xde\xc0\xad\xde", 4);
+	CHECK_INT(flash_classify(b, sizeof(b)), FLASH_DATA);
+	memcpy(b, "\xad\xde\xde\xc0", 4);
+	CHECK_INT(flash_classify(b, sizeof(b)), FLASH_DATA);
+	memcpy(b, "\xde\xad\xc0\xdf", 4);
+	CHECK_INT(flash_classify(b, sizeof(b)), FLASH_DATA);
+	memset(b, 0xff, sizeof(b));
+	b[1] = 0xde, b[2] = 0xad, b[3] = 0xc0, b[4] = 0xde; /* not at the head */
+	CHECK_INT(flash_classify(b, sizeof(b)), FLASH_DATA);
+	memcpy(b, "\xde\xad\xc0\xde", 4);
+	CHECK_INT(flash_classify(b, 11), FLASH_DATA); /* too short to tell */
+}
+
+/* A partition's verdict: the scan stops at the first marker, so its counts
+ * are of the blocks before it, and the marker's own. */
+static void openwrt_marker_verdicts(void)
+{
+	unsigned counts[FLASH_KINDS] = { 0 };
+
+	counts[FLASH_MARKER] = 1; /* at offset 0: a freshly flashed rootfs_data */
+	CHECK_INT(flash_verdict(counts), FLASH_MARKER);
+	counts[FLASH_ERASED] = 3; /* erased blocks before it: still blank */
+	CHECK_INT(flash_verdict(counts), FLASH_MARKER);
+	/* jffs2 before it: what sysupgrade's "mtd -j" leaves (the saved
+	 * settings as a jffs2 file, the marker in the next block), which
+	 * OpenWrt's kernel mounts, erasing from the marker on */
+	counts[FLASH_JFFS2] = 2;
+	CHECK_INT(flash_verdict(counts), FLASH_MARKER);
+	counts[FLASH_UBI] = 1; /* UBI is never erased for a marker */
+	CHECK_INT(flash_verdict(counts), FLASH_DATA);
+	counts[FLASH_UBI] = 0;
+	counts[FLASH_DATA] = 1; /* foreign data before it: not ours to erase */
+	CHECK_INT(flash_verdict(counts), FLASH_DATA);
+	counts[FLASH_DATA] = 0;
+	counts[FLASH_MARKER] = 0; /* the erase done: the jffs2 before it is what is left */
+	CHECK_INT(flash_verdict(counts), FLASH_JFFS2);
 }
 
 static void ubi_sysfs_names_and_numbers(void)
@@ -195,6 +251,8 @@ UNIT_SUITE(flash,
 	   { "/proc/mtd finds partitions by name and by index", proc_mtd_by_name_and_index },
 	   { "/proc/mtd refuses malformed lines", proc_mtd_malformed_lines },
 	   { "eraseblocks: erased, jffs2, UBI or data", eraseblocks_are_classified },
+	   { "OpenWrt's end-of-image marker at a block's head, 0xFF or leftovers behind it", openwrt_marker_heads },
+	   { "a partition up to OpenWrt's marker: blank, or jffs2 saved before it", openwrt_marker_verdicts },
 	   { "UBI sysfs names and numbers", ubi_sysfs_names_and_numbers },
 	   { "UBI volumes: ubifs, empty, a block file system or unknown", ubi_volume_contents },
 	   { "blank detection: all 0x00 or all 0xFF only", blank_media },

@@ -514,6 +514,40 @@ static void device_facts(struct config *c, struct plan_facts *f, const char *ext
 	f->have_overlay = 1;
 }
 
+static int has_row(const struct plan *p, int kind)
+{
+	for (unsigned i = 0; i < p->nrow; i++)
+		if (p->row[i].kind == kind)
+			return 1;
+	return 0;
+}
+
+/* Raw flash bearing OpenWrt's end-of-image marker is erased before it
+ * mounts, even when union.upperfs= names its type (jffs2 would scan the
+ * leftovers behind the marker), and a failed erase is a failed branch. */
+static void openwrt_marker_is_erased_first_even_under_a_forced_type(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+
+	device_facts(&c, &f, "union.upper=mtd:rootfs_data union.upperfs=jffs2", "/dev/mtdblock1", "");
+	plan_build(&f, &p);
+	CHECK_INT(has_row(&p, RUN_FORMAT), 0); /* a forced type on unmarked flash: mounted as it is */
+	CHECK_INT(p.upper_failed, 0);
+	f.upper_marked = 1;
+	plan_build(&f, &p);
+	CHECK_INT(has_row(&p, RUN_FORMAT), 1);
+	CHECK_INT(p.upper_failed, 0);
+	f.done |= 1u << RUN_FORMAT; /* the erase failed: no type */
+	plan_build(&f, &p);
+	CHECK_INT(p.upper_failed, 1);
+	f.upper_type = "jffs2"; /* the erase done */
+	plan_build(&f, &p);
+	CHECK_INT(p.upper_failed, 0);
+	CHECK_INT(p.upper_kind, UPPER_DEVICE);
+}
+
 /* The boot's own decisions come from the same plan: a failsafe boot's
  * writable branch is a tmpfs, and the backend is chosen for that tmpfs. */
 static void failsafe_on_vfat_takes_an_overlay_over_tmpfs(void)
@@ -956,6 +990,8 @@ UNIT_SUITE(plan,
 	   { "without dm-verity a layer to verify is refused", without_verity_a_layer_to_verify_is_refused },
 	   { "without raw flash its media are never found", without_flash_its_media_are_never_found },
 	   { "failsafe on vfat takes an overlay over tmpfs", failsafe_on_vfat_takes_an_overlay_over_tmpfs },
+	   { "OpenWrt's marker on raw flash is erased first, even under union.upperfs=",
+	     openwrt_marker_is_erased_first_even_under_a_forced_type },
 	   { "a missing persistence file is made only with union.persist.size", a_missing_persistence_file_is_made_only_with_a_size },
 	   { "a missing persistence partition is made only for a label", a_missing_persistence_partition_is_made_only_for_a_label },
 	   { "a LUKS branch is unlocked first", a_luks_branch_is_unlocked_first },

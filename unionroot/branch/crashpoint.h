@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Deterministic crash points for tests: union.test.crashafter=STEP makes the
- * reset, or the making of a persistence partition, stop dead after that
- * step, as a power cut would (sysrq 'b' in PID 1: an immediate reboot
+ * reset, the making of a persistence partition, or a first-boot erase of
+ * raw flash stop dead after that step, as a power cut would (sysrq 'b' in PID 1: an immediate reboot
  * without sync; SIGKILL elsewhere). Compiled in only
  * with -DUNIONROOT_CRASHPOINTS (build/unionroot-test and its initramfs);
  * the shipped binary refuses the parameter. */
@@ -12,9 +12,11 @@
 
 /* 1 in test builds. */
 int crashpoint_available(void);
-/* The steps a crash can follow: a reset's, and the making of a persistence
- * partition's (its file system made; a GPT's backup written; the table). */
-#define CRASH_STEPS RESET_STEPS " partformatted partbackup parttable"
+/* The steps a crash can follow: a reset's, the making of a persistence
+ * partition's (its file system made; a GPT's backup written; the table),
+ * and a first-boot erase of raw flash's (every block erased but the one
+ * that tells the erase: OpenWrt's marker, or union.format=jffs2's data). */
+#define CRASH_STEPS RESET_STEPS " partformatted partbackup parttable flasherase"
 /* Arms the crash after step (one of CRASH_STEPS); reboot: by sysrq 'b'
  * (PID 1 and the children it forks), else by SIGKILL of the process.
  * 0, -EINVAL unknown step, -EPERM in a build without crash points. */

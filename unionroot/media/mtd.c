@@ -128,13 +128,18 @@ int flash_classify(const uint8_t *head, size_t len)
 		return FLASH_JFFS2;
 	if (memcmp(head, "UBI#", 4) == 0)
 		return FLASH_UBI;
+	/* a byte string, not a word: de ad c0 de on either byte order */
+	if (memcmp(head, FLASH_MARKER_BYTES, 4) == 0)
+		return FLASH_MARKER;
 	return FLASH_DATA;
 }
 
-int flash_verdict(const unsigned counts[4])
+int flash_verdict(const unsigned counts[FLASH_KINDS])
 {
 	if (counts[FLASH_DATA] || (counts[FLASH_JFFS2] && counts[FLASH_UBI]))
 		return FLASH_DATA;
+	if (counts[FLASH_MARKER])
+		return counts[FLASH_UBI] ? FLASH_DATA : FLASH_MARKER;
 	if (counts[FLASH_JFFS2])
 		return FLASH_JFFS2;
 	if (counts[FLASH_UBI])
@@ -144,7 +149,8 @@ int flash_verdict(const unsigned counts[4])
 
 const char *flash_content_name(int content)
 {
-	static const char names[][13] = { "erased", "jffs2", "UBI", "unknown data" };
+	static const char names[][30] = { "erased", "jffs2", "UBI", "unknown data",
+					  "OpenWrt's end-of-image marker" };
 
 	return content >= 0 && content < (int)ARRAY_SIZE(names) ? names[content] : "?";
 }

@@ -30,11 +30,13 @@ static int branch_unusable(const struct plan_facts *f, const struct plan *p)
 {
 	const char *type = f->upper_type ? f->upper_type : "";
 
-	/* a device without a file system may get one first (union.format) */
+	/* a device without a file system may get one first (union.format);
+	 * flash bearing OpenWrt's marker is erased first whatever
+	 * union.upperfs= says, and mounts only once that is done */
 	return f->failed_step != STEP_NONE || p->upper_no_flash ||
 	       (f->upper_present == PRESENT_NO && !(p->persist_part && p->persist_make)) ||
-	       (f->upper_present == PRESENT_YES && !type[0] && !f->cfg->upperfs[0] &&
-		(f->done >> RUN_FORMAT & 1));
+	       (f->upper_present == PRESENT_YES && !type[0] &&
+		(!f->cfg->upperfs[0] || f->upper_marked) && (f->done >> RUN_FORMAT & 1));
 }
 
 const char *plan_upper_fs(const struct plan *p)

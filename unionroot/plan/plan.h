@@ -131,6 +131,9 @@ struct plan_facts {
 	int upper_present;             /* enum plan_presence: the writable device */
 	const char *upper_dev;         /* its node, "" or NULL when not known */
 	const char *upper_type;        /* its file system as probed, "" or NULL unknown */
+	int upper_marked;              /* raw flash bearing OpenWrt's end-of-image marker:
+					* blank from there on, erased before it mounts even
+					* when union.upperfs= names its type */
 	int failed_step;               /* enum plan_step: where the writable branch failed */
 	int failed_errno;              /* and why, as -errno (0 when no errno says it) */
 	int tmpfs_errno;               /* the volatile branch failed too: -errno, 0 not */

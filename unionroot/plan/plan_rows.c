@@ -87,7 +87,7 @@ void plan_rows(struct plan *p)
 	if (p->upper_failed && not_found(f))
 		add(p, RUN_FALLBACK, 0, RUNFAIL_NONE, p->fallback_why);
 	if (f->upper_present == PRESENT_YES && p->upper_kind == UPPER_DEVICE && !p->upper_failed &&
-	    !(f->upper_type && f->upper_type[0]) && !f->cfg->upperfs[0])
+	    (f->upper_marked || (!(f->upper_type && f->upper_type[0]) && !f->cfg->upperfs[0])))
 		add(p, RUN_FORMAT, 0, RUNFAIL_NONE, NULL);
 	if (p->nverity || p->verity_refused[0] || p->verity_left_out)
 		add(p, RUN_VERIFY, 0, RUNFAIL_VERITY, NULL);
