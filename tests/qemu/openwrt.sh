@@ -196,12 +196,12 @@ else
 fi
 
 # --- NOR without an initramfs: mtdparts= splits one flash -----------------------
-BZ=$OUTDIR/vmlinuz-builtin
 NR=$OUTDIR/rootfs-noinitrd.squashfs
-if [ ! -f "$BZ" ] || [ ! -f "$NR" ]; then
-	skip "NOR without an initramfs" "$BZ or $NR missing (make kernel-builtin images BOARD=$BOARD)"
+if [ ! -f "$NR" ]; then
+	skip "NOR without an initramfs" "$NR missing (make images BOARD=$BOARD)"
 	exit 0
 fi
+need_kernel_builtin "NOR without an initramfs" || exit 0
 F=$T/nor.img
 head -c "$EB" /dev/urandom >"$F" # the kernel partition, a stand-in
 padded "$NR" "$T/nor-root.part"
