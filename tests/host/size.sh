@@ -33,9 +33,12 @@ scratch size
 # mount-root, the plan run inside a distribution's initramfs (init/mountroot.c,
 # the mode in the status, /dev/mapper/NAME; 1.5 KB) took one more page in
 # the full and the overlay-only builds.
+# LVM's /dev/VG/LV, floppy drives left out of the scan, and the plan's fact
+# of OpenWrt's marker (224 bytes more loaded: 176,248) took one more page
+# in the smallest build.
 BUDGET_FULL=${BUDGET_FULL:-210600}
 BUDGET_OVERLAY=${BUDGET_OVERLAY:-194216}
-BUDGET_MINIMAL=${BUDGET_MINIMAL:-177816}
+BUDGET_MINIMAL=${BUDGET_MINIMAL:-181912}
 FULL=$BUILD/unionroot
 OVERLAY=$BUILD/overlay/unionroot
 MINIMAL=$BUILD/minimal/unionroot
