@@ -165,7 +165,7 @@ static const struct bad_reply bad_replies[] = {
 	{ "no server id", OPT(3), 0x98, 0, -EBADMSG, "no server identifier (option 54)" },
 	{ "a host name with a quote", OPT(39), '\'', 0, -EBADMSG, "option 12 holds a byte that is not text" },
 	{ "a host name with a newline", OPT(40), '\n', 0, -EBADMSG, "option 12 holds a byte that is not text" },
-	{ "a boot file with an escape", 110, 0x1b, 0, -EBADMSG, "option 67 holds a byte that is not text" },
+	{ "a boot file with an escape", 110, 0x1b, 0, -EBADMSG, "the file field holds a byte that is not text" },
 	{ "a second type (12 renamed 53)", OPT(37), 53, 0, -EBADMSG, "option 53 appears twice" },
 	{ "a bad overload", OPT(37), 52, 0, -EBADMSG, "option 52 is not 1, 2 or 3" },
 };
@@ -219,6 +219,26 @@ static void unknown_repeats_pads_and_a_missing_end_pass(void)
 	CHECK_INT(dhcp_parse(pkt, len + 8, &client, &lease), 0);
 	CHECK_INT(dhcp_parse(pkt, len, &client, &lease), 0);
 	CHECK_INT(lease.mtu, 1500);
+}
+
+/* Strings of 255 bytes, the most an option holds, fit whole; option 67
+ * names the boot file before the file field does. */
+static void longest_strings_fit(void)
+{
+	size_t len = load_ack() - 1;
+
+	for (int code = 67; code <= 68; code++) {
+		pkt[len] = (uint8_t)code; /* 68: an option the lease does not read */
+		pkt[len + 1] = 255;
+		memset(pkt + len + 2, code == 67 ? 'f' : 0xff, 255);
+		pkt[len + 257] = 0xff;
+		len += 257;
+	}
+	memset(lease.why, 'w', sizeof(lease.why));
+	CHECK_INT(dhcp_parse(pkt, len + 1, &client, &lease), 0);
+	CHECK_INT(strlen(lease.boot_file), 255);
+	CHECK_STR(lease.why, "");
+	CHECK_INT(lease.boot_file[254], 'f');
 }
 
 /* Option 52: options in the file field, then in sname (RFC 2131 4.1);
@@ -281,5 +301,6 @@ UNIT_SUITE(dhcp,
 	{ "every malformed or foreign reply is refused with its one-line reason", every_bad_reply_is_refused_with_its_reason },
 	{ "a NAK needs no address; an OFFER of 0.0.0.0 is refused", a_nak_and_an_empty_address },
 	{ "unread options may repeat; pads, the end and no end at all are read", unknown_repeats_pads_and_a_missing_end_pass },
+	{ "a boot file name of 255 bytes fits whole and before the file field", longest_strings_fit },
 	{ "option 52 moves options into the file and sname fields", overloaded_fields_hold_options },
 	{ "a reply cut at any length is refused or read whole, never past its end", a_reply_cut_anywhere_is_refused_or_whole });

@@ -68,7 +68,7 @@ static void lease_as_net_device_conf(void)
 	CHECK_INT(dhcp_lease_conf(&l, "eth0", buf, sizeof(buf)), 0);
 	CHECK_STR(buf, want);
 	/* the broadcast the server names wins over the computed one */
-	l.broadcast = 0x0a0900ff - 0x7f;
+	l.broadcast = 0x0a090080;
 	l.ndns = 1;
 	CHECK_INT(dhcp_lease_conf(&l, "eth0", buf, sizeof(buf)), 0);
 	CHECK(strstr(buf, "IPV4BROADCAST='10.9.0.128'\n"));

@@ -126,6 +126,13 @@ static const struct opt_row {
 	{ 67, K_STR, offsetof(struct dhcp_lease, boot_file) },
 };
 
+/* take_str writes up to an option's 255 bytes and a NUL into each */
+_Static_assert(sizeof(((struct dhcp_lease *)0)->hostname) == DHCP_STR_MAX &&
+		       sizeof(((struct dhcp_lease *)0)->domain) == DHCP_STR_MAX &&
+		       sizeof(((struct dhcp_lease *)0)->root_path) == DHCP_STR_MAX &&
+		       sizeof(((struct dhcp_lease *)0)->boot_file) == DHCP_STR_MAX,
+	       "a string field of the lease holds 255 bytes");
+
 struct walk {
 	struct dhcp_lease *out;
 	uint8_t seen[32];         /* a bit per option code */
@@ -146,7 +153,7 @@ static int reject(struct dhcp_lease *out, int rc, const char *why, ...)
 
 /* A string option or field: trailing NULs dropped (some servers count one),
  * the rest printable ASCII without a quote, as net-DEVICE.conf quotes with
- * ' and a shell sources it. */
+ * ' and a shell sources it. code 0 is the file field. */
 static int take_str(struct dhcp_lease *out, char *dst, const uint8_t *v, size_t n,
 		    unsigned code)
 {
@@ -154,7 +161,8 @@ static int take_str(struct dhcp_lease *out, char *dst, const uint8_t *v, size_t 
 		n--;
 	for (size_t i = 0; i < n; i++)
 		if (v[i] < 0x20 || v[i] > 0x7e || v[i] == '\'')
-			return reject(out, -EBADMSG, "option %u holds a byte that is not text", code);
+			return code ? reject(out, -EBADMSG, "option %u holds a byte that is not text", code)
+				    : reject(out, -EBADMSG, "the file field holds a byte that is not text");
 	memcpy(dst, v, n);
 	dst[n] = 0;
 	return 0;
@@ -305,7 +313,7 @@ int dhcp_parse(const uint8_t *pkt, size_t len, const struct dhcp_client *c,
 		const uint8_t *f = pkt + BOOTP_FILE;
 		const uint8_t *nul = memchr(f, 0, FILE_LEN);
 
-		rc = take_str(out, out->boot_file, f, nul ? (size_t)(nul - f) : FILE_LEN, 67);
+		rc = take_str(out, out->boot_file, f, nul ? (size_t)(nul - f) : FILE_LEN, 0);
 	}
 	if (rc == 0)
 		rc = check_lease(out, &w);

@@ -39,7 +39,7 @@ struct dhcp_lease {
 	uint32_t lease_secs, renew_secs, rebind_secs;
 	uint16_t mtu;
 	char hostname[DHCP_STR_MAX], domain[DHCP_STR_MAX], root_path[DHCP_STR_MAX];
-	char boot_file[129];      /* the file field, or option 67 */
+	char boot_file[DHCP_STR_MAX]; /* option 67, else the file field */
 	char why[64];             /* the reason of the last rejection */
 };
 
