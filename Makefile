@@ -120,6 +120,9 @@ NOFLASH_SRC := init/flash_none.c
 # union.compat= says it acts on nothing. 3.3 KB of loaded bytes.
 PEERS    ?= 1
 NOPEERS_SRC := unionroot/conf/peers_none.c
+# unionroot/net/ (DHCP, the NBD handshake) is in the library for the unit
+# tests and the fuzzers; until a boot step calls it, --gc-sections and LTO
+# leave it out of the program.
 LIB_SRC  := $(filter-out $(NOCOPYUP_SRC) $(NOPEERS_SRC),$(sort $(wildcard unionroot/*/*.c)))
 INIT_SRC := $(filter-out $(NOVERITY_SRC) $(NOFLASH_SRC),$(sort $(wildcard init/*.c)))
 T_SRC    := $(LIB_SRC) $(INIT_SRC)

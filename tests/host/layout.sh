@@ -47,7 +47,7 @@ expect_not "layout: every unit test file is named after the module it tests" "$T
 # The folders of unionroot/ from the ground up: a file may include headers
 # of its own folder and of folders below it, never above. init/ stands on
 # all of them. This list is the one place the order is declared.
-FLOORS="lib probe conf kmod media overlay branch plan copyup diff cmd init"
+FLOORS="lib net probe conf kmod media overlay branch plan copyup diff cmd init"
 for d in unionroot/*/; do
 	f=${d#unionroot/}
 	f=${f%/}
