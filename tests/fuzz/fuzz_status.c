@@ -111,11 +111,11 @@ static size_t to_json(const char *record, jc_field_fn *fn)
 	return sb.len;
 }
 
-/* Any text as the record: the reader's lines decode, and escaped again
+/* Any text as the record: the reader's lines decode, and escaped anew
  * decode to the same; the JSON is valid. */
 static void any_text(const uint8_t *data, size_t size)
 {
-	static char again[RECORD_MAX * 4 + 1], val2[RECORD_MAX * 4 + 1];
+	static char twice[RECORD_MAX * 4 + 1], val2[RECORD_MAX * 4 + 1];
 	const char *p = input;
 	struct record_line l;
 	struct sbuf sb;
@@ -128,9 +128,9 @@ static void any_text(const uint8_t *data, size_t size)
 	while (record_next(&p, &l)) {
 		size_t len = record_unescape(l.val, l.val_len, val);
 
-		sbuf_init(&sb, again, sizeof(again));
+		sbuf_init(&sb, twice, sizeof(twice));
 		record_escape(put_sbuf, &sb, val, len);
-		if (sbuf_done(&sb) < 0 || record_unescape(again, sb.len, val2) != len ||
+		if (sbuf_done(&sb) < 0 || record_unescape(twice, sb.len, val2) != len ||
 		    memcmp(val, val2, len) != 0)
 			__builtin_trap();
 	}
@@ -374,7 +374,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (want.at != want.n)
 		__builtin_trap();
 
-	/* the input, copied again (the writer's loop left it as it was) */
+	/* the input, copied a second time (the writer's loop left it as it was) */
 	struct_round_trip(data, size);
 	return 0;
 }

@@ -5,7 +5,7 @@
 # replacing a directory of the image) applied both to a kernel overlay and
 # to the copy-up backend over the same squashfs image, each on its own ext4
 # branch, in a private mount namespace. After each round both are remounted
-# (the copy-up backend runs again: the same image, nothing to do) and the
+# (the copy-up backend runs a second time: the same image, nothing to do) and the
 # two views must be equal; at the end each backend's 'unionroot diff' must
 # equal the diff computed from the image and the operation log
 # (tests/host/oplog.py).
@@ -66,7 +66,7 @@ for seed in 1 2; do
 			ok=0
 			break
 		fi
-		umount "$T/ov" && mount_overlay || { fail "$name: remount" "the overlay does not mount again"; ok=0; break; }
+		umount "$T/ov" && mount_overlay || { fail "$name: remount" "the overlay does not mount a second time"; ok=0; break; }
 		if ! "$UR" copyup --image "$T/image.sq" "$T/lower" "$T/cb" >"$T/copyup.out" 2>&1; then
 			fail "$name: round $round" "copy-up on the same image failed: $(head -3 "$T/copyup.out")"
 			ok=0

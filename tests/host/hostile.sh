@@ -174,18 +174,18 @@ for kind in oversized garbage symlink; do
 	status=$("$BIN" status 2>&1)
 	out=$("$BIN" boot-ok 2>"$T/err")
 	rc=$?
-	again=$("$BIN" boot-ok 2>&1)
+	second=$("$BIN" boot-ok 2>&1)
 	if [ $rc = 0 ] && one_line "$T/err" &&
 		grep -Eqx "unionroot boot-ok: the control state is damaged \(($why)\); writing a fresh one" "$T/err" &&
 		[ "$out" = "unionroot: boot counter cleared; the next boot is a normal one" ] &&
-		[ "$again" = "unionroot: boot counter already 0" ] &&
+		[ "$second" = "unionroot: boot counter already 0" ] &&
 		[ -f "$B/.unionroot/state" ] && [ ! -L "$B/.unionroot/state" ] &&
 		[ "$(cat "$B/.unionroot/state")" = "$(printf 'unionroot-state 1\nboots 0')" ] &&
 		echo "$status" | grep -Eqx "boot_counter=damaged \(($why)\)" &&
 		[ "$(outside "$B")" = "$before" ]; then
 		pass "host: control state $kind: boot-ok says so in one line and writes a fresh state beside it, not through it"
 	else
-		fail "host: control state $kind" "exit $rc: $(cat "$T/err") / $out / $again / $(echo "$status" | tr '\n' ' ')/ $(tr '\n' ' ' <"$B/.unionroot/state" 2>&1) $(delta)"
+		fail "host: control state $kind" "exit $rc: $(cat "$T/err") / $out / $second / $(echo "$status" | tr '\n' ' ')/ $(tr '\n' ' ' <"$B/.unionroot/state" 2>&1) $(delta)"
 	fi
 done
 

@@ -9,7 +9,7 @@
 #   replaylog.py replay LOG TARGET --to-mark NAME [--from M]
 #
 # replay writes entries M..N (1-based; M defaults to 1) onto TARGET, so a
-# caller can step forward without starting again; --to-mark stops after the
+# caller can step forward without starting over; --to-mark stops after the
 # mark entry NAME. A discard is replayed as zeros (what a discarded range may
 # read as).
 import argparse

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Host integration (root, a private mount namespace, a loop-mounted ext4):
-# the reset killed with SIGKILL right after each step and run again is old
+# the reset killed with SIGKILL right after each step and run anew is old
 # or factory every time; the keep list copies nested dirs and globs and never
 # follows a planted symlink; 'unionroot diff' on a real overlayfs upper.
 # shellcheck source=tests/lib.sh
@@ -39,7 +39,7 @@ if command -v strace >/dev/null; then
 	strace -f -y -e trace=fsync -o "$T/sync1" "$BIN" test-reset "$S" >/dev/null 2>&1
 	strace -f -y -e trace=fsync -o "$T/sync2" "$BIN" test-reset "$S" >/dev/null 2>&1
 	expect "host: a new branch's upper/ and work/ are synced in its top" "$T/sync1" "fsync\([0-9]+<$S>\)"
-	expect_not "host: a branch laid out before is not synced again" "$T/sync2" "fsync\([0-9]+<$S>\)" \
+	expect_not "host: a branch laid out before is not synced a second time" "$T/sync2" "fsync\([0-9]+<$S>\)" \
 		"$(grep "<$S>" "$T/sync2" | head -n1)"
 else
 	skip "host: layout syncs" "strace not installed"
@@ -221,7 +221,7 @@ for kernel in openat2 noopenat2; do
 	fi
 done
 
-# 2. killed after each step, then run again: old or factory, then factory
+# 2. killed after each step, then run anew: old or factory, then factory
 for step in request keep aside fresh cleared trash; do
 	B=$M/kill-$step
 	make_branch "$B"

@@ -75,7 +75,7 @@ fi
 
 # 5. unionroot reset --yes at run time, applied by the next boot
 if boot "$T/5a.log" "$DATA" '
-	echo again >/root/persist
+	echo second >/root/persist
 	/run/unionroot/bin/unionroot reset --yes --keep /root/persist && echo MARK-requested' --append "$CU" &&
 	boot "$T/5b.log" "$DATA" '[ -e /root/persist ] && echo MARK-kept || echo MARK-reset-done' --append "$CU"; then
 	expect "copy-up: the next boot applies a requested reset" "$T/5b.log" '^MARK-reset-done'

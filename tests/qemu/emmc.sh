@@ -124,14 +124,14 @@ else
 	exit 0
 fi
 
-# 2. the files survive; the branch is checked, not formatted again; then
+# 2. the files survive; the branch is checked, not formatted a second time; then
 # the user's tree and a reset request for the next boot
 if boot "$T/b2.log" none "$SHOW_CHANGES
 	$(reset_setup "$FILES")" "${SD[@]}"; then
 	expect "the next boot keeps the written file" "$T/b2.log" '^MARK-persist=first$'
 	expect "... and the deleted one stays deleted" "$T/b2.log" '^MARK-factory-gone$'
 	expect "the next boot checks the f2fs branch" "$T/b2.log" 'writable branch /dev/mmcblk0p3: /sbin/fsck.f2fs: clean'
-	expect_not "... and never formats it again" "$T/b2.log" 'formatting it' "the second boot formatted rootfs_data"
+	expect_not "... and never formats it a second time" "$T/b2.log" 'formatting it' "the second boot formatted rootfs_data"
 	expect "unionroot reset --yes is recorded" "$T/b2.log" '^MARK-requested'
 else
 	fail "second boot from the eMMC layout" "no clean boot (see $BUILD/tests/)"
@@ -139,7 +139,7 @@ else
 	exit 0
 fi
 
-# 3. the reset: the factory tree; then the tree and the request again
+# 3. the reset: the factory tree; then the tree and the request a second time
 if boot "$T/b3.log" none "$(reset_probe "$FILES")
 	$(reset_setup "$FILES")" "${SD[@]}"; then
 	expect "after unionroot reset --yes the next boot has the factory tree" "$T/b3.log" '^MARK-state=factory$'

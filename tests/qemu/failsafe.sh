@@ -288,7 +288,7 @@ if boot "$T/12a.log" "$T/loop.img" 'echo mine >/root/persist' --append "$UP $M" 
 	boot "$T/12b.log" "$T/loop.img" "$FS"'
 	'"$U"' reset --yes; echo "MARK-reset-exit=$?"
 	'"$U"' status | grep "^reset_pending"' --append "$UP $M" &&
-	boot "$T/12c.log" "$T/loop.img" "$FS"'; echo again >/root/persist' --append "$UP $M" &&
+	boot "$T/12c.log" "$T/loop.img" "$FS"'; echo second >/root/persist' --append "$UP $M" &&
 	boot "$T/12d.log" "$T/loop.img" "$FS" --append "$UP $M union.reset=1"; then
 	expect "a boot past union.maxfails is failsafe" "$T/12b.log" '^MARK-failsafe=1 boots without'
 	expect "reset in a failsafe boot is recorded" "$T/12b.log" '^MARK-reset-exit=0'

@@ -110,7 +110,7 @@ if boot "$T/u1.log" "$U" "$(change_root ubi-settings)" --append "$UBI" &&
 	expect "the UBI volume is the writable branch, as ubifs" "$T/u1.log" '^real-init: status: upper_state=persistent on ubi0_0 \(ubifs\)'
 	expect "settings on ubifs survive a reboot" "$T/u2.log" '^MARK-persist=ubi-settings'
 	expect "a deletion on ubifs stays deleted" "$T/u2.log" '^MARK-factory-gone'
-	expect_not "the second UBI boot reuses the volume" "$T/u2.log" 'created volume' "it created one again"
+	expect_not "the second UBI boot reuses the volume" "$T/u2.log" 'created volume' "it created a second one"
 else
 	fail "UBI boots" "no clean boot (see $T/u1.log, $T/u2.log)"
 	keep_log "$T/u1.log"
@@ -126,7 +126,7 @@ if boot "$T/b1.log" "$F" 'echo "n=1" >/root/boots' --disk "$B" --append "$BLK" &
 	expect "a blank partition is formatted as union.format says" "$T/b1.log" 'writable branch /dev/vdc is blank; formatting it as ext4'
 	expect "the formatted partition is the writable branch" "$T/b1.log" '^real-init: status: upper_state=persistent on /dev/vdc \(ext4\)'
 	expect "the next boot reuses it with its data" "$T/b2.log" '^MARK-n=1'
-	expect_not "a formatted partition is never formatted again" "$T/b2.log" 'formatting it' "the second boot formatted it"
+	expect_not "a formatted partition is never formatted a second time" "$T/b2.log" 'formatting it' "the second boot formatted it"
 	# the board lists the MTD stack: it waits for a boot with a flash SPEC
 	expect "MTD waits for a flash SPEC" "$T/b2.log" '^MARK-module-mtd=left'
 else
@@ -141,7 +141,7 @@ if boot "$T/b4.log" "$F" 'echo "n=f2fs" >/root/boots' --disk "$B2" --append "$BL
 	expect "a blank partition is formatted as f2fs with union.format=f2fs" "$T/b4.log" 'writable branch /dev/vdc is blank; formatting it as f2fs'
 	expect "the f2fs partition is the writable branch" "$T/b4.log" '^real-init: status: upper_state=persistent on /dev/vdc \(f2fs\)'
 	expect "the next boot checks the f2fs branch and reuses its data" "$T/b5.log" '^MARK-n=f2fs'
-	expect_not "an f2fs branch is never formatted again" "$T/b5.log" 'formatting it' "the second boot formatted it"
+	expect_not "an f2fs branch is never formatted a second time" "$T/b5.log" 'formatting it' "the second boot formatted it"
 	expect "a checker's lines are logged whole, even after a line longer than the buffer" "$T/b5.log" 'unionroot: fsck.f2fs: Info: FSCK version$'
 else
 	fail "blank f2fs boots" "no clean boot (see $T/b4.log, $T/b5.log)"
@@ -160,7 +160,7 @@ if boot "$T/b6.log" "$F" 'echo MARK-booted' --disk "$B3" --append "$BLK3" &&
 	expect "a vfat branch is refused with its reason" "$T/b6.log" 'writable branch /dev/vdc \(vfat\) cannot hold symbolic links, so no root can live on it'
 	expect "then the boot runs on a volatile overlay" "$T/b6.log" '^real-init: status: backend=overlay$'
 	expect "and status says why it is volatile" "$T/b6.log" '^real-init: status: upper_state=volatile: writable branch /dev/vdc \(vfat\) cannot hold'
-	expect "the next boot finds the vfat and does not format it again" "$T/b7.log" 'writable branch: /dev/vdc is /dev/vdc \(vfat\)'
+	expect "the next boot finds the vfat and does not format it a second time" "$T/b7.log" 'writable branch: /dev/vdc is /dev/vdc \(vfat\)'
 	expect_not "a vfat branch is never formatted twice" "$T/b7.log" 'formatting it' "the second boot formatted it"
 	if [ -n "$(mdir -b -i "$B3" ::/ 2>&1)" ]; then
 		fail "the refused vfat branch is left as it was" "something was written to it: $(mdir -b -i "$B3" ::/ 2>&1 | head -3 | tr '\n' ' ')"

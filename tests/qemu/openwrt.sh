@@ -76,8 +76,8 @@ t0=$(date +%s.%N)
 if boot "$T/n2.log" "$N" "$SHOW_CHANGES$(reset_setup 200)" "${NAND[@]}"; then
 	expect "settings in rootfs_data survive a reboot" "$T/n2.log" '^MARK-persist=nand-settings'
 	expect "a file deleted from the squashfs stays deleted" "$T/n2.log" '^MARK-factory-gone'
-	expect "the ubiblock device made again is used again" "$T/n2.log" '^real-init: status: lower1=ubi:rootfs /dev/ubiblock0_1 squashfs '
-	expect_not "the second boot reuses rootfs_data" "$T/n2.log" 'created volume' "it created one again"
+	expect "the ubiblock device this boot remade is used" "$T/n2.log" '^real-init: status: lower1=ubi:rootfs /dev/ubiblock0_1 squashfs '
+	expect_not "the second boot reuses rootfs_data" "$T/n2.log" 'created volume' "it created a second one"
 	expect "the user asks for a factory reset" "$T/n2.log" '^MARK-requested'
 else
 	fail "NAND second boot" "no clean boot (see $T/n2.log)"

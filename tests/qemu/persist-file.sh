@@ -97,7 +97,7 @@ elif boot "$T/afterw.log" none 'echo "MARK-before=$(cat /root/before)"; find /ro
 	echo after >/root/after && sync && echo MARK-writable' --cache none "${ON_STICK[@]}"; then
 	expect "a power cut during writes: what was synced before is there" "$T/afterw.log" '^MARK-before=synced'
 	expect "a power cut during writes: every file reads" "$T/afterw.log" '^MARK-read-all'
-	expect "a power cut during writes: the branch takes writes again" "$T/afterw.log" '^MARK-writable'
+	expect "a power cut during writes: the branch takes writes after it" "$T/afterw.log" '^MARK-writable'
 	expect "a power cut during writes: the next boot replays the file's journal" "$T/afterw.log" \
 		'EXT4-fs \(loop[0-9]+\): recovery complete'
 else

@@ -29,7 +29,7 @@ if boot "$T/1.log" none "echo hi >/root/x && echo MARK-volatile-root-writable; $
 	expect "a persistence file holding no file system takes union.onfail" "$T/1.log" \
 		'unionroot: writable branch /dev/loop[0-9]+ holds no known file system; booting with a volatile writable branch in RAM'
 	expect "the live image on the same stick still boots" "$T/1.log" '^MARK-volatile-root-writable'
-	expect "the stick stays mounted for the live image, read-only again" "$T/1.log" \
+	expect "the stick stays mounted for the live image, back to read-only" "$T/1.log" \
 		'^MARK-mount: /dev/sda /run/unionroot/media/[0-9]+ vfat ro,'
 	expect_not "the failed file's loop is detached" "$T/1.log" '^MARK-loop: .*persistence.img' \
 		"a loop device still reads the unusable file"
@@ -71,7 +71,7 @@ if boot "$T/2a.log" none "$(change_root kept-on-exfat)
 	expect "a file deleted from the image stays deleted" "$T/2b.log" '^MARK-factory-gone'
 	expect "the next boot reuses the file" "$T/2b.log" \
 		'unionroot: writable branch: image /persistence.img on /dev/sda is /dev/loop[0-9]+ \(ext4, read-write'
-	expect_not "the next boot does not make it again" "$T/2b.log" 'is missing; making it' "the file was made again"
+	expect_not "the next boot does not make a second one" "$T/2b.log" 'is missing; making it' "the file was made a second time"
 	expect "the file has the size asked for, under its name" "$T/2b.log" '^MARK-ls: .* 50331648 .* persistence.img$'
 	expect_not "no temporary file is left on the stick" "$T/2b.log" '^MARK-ls: .*unionroot-new' \
 		"the temporary file is still there"

@@ -4,7 +4,7 @@
 # Power cuts beyond powercut.sh's ext4 and jffs2 series: random cuts during a
 # reset on f2fs and on ubifs; a cut right after `unionroot reset` returned
 # (the next boot resets); cuts during union.format='s first-boot formatting
-# (the next boot formats again or finds the finished file system, never
+# (the next boot formats anew or finds the finished file system, never
 # refuses the branch for good) and during the copy-up backend's first copy
 # (the next boot finishes it: the root equals the image). Disks are
 # cache=none, so no write of the guest waits in the host's page cache.
@@ -69,7 +69,7 @@ fi
 # format_window: the state a cut leaves when it lands after mkfs wrote its
 # tables but before its superblock (random cuts rarely hit it): a medium
 # neither blank nor formatted. With the boot's mark in the last MiB it is
-# formatted again; without the mark it is data, and never formatted.
+# formatted anew; without the mark it is data, and never formatted.
 format_window() {
 	local mark='unionroot: union.format in progress' w=$T/w.img
 	rm -f "$w" && truncate -s 256M "$w"
@@ -78,7 +78,7 @@ format_window() {
 	printf '%s\n' "$mark" | dd of="$w" bs=1M seek=255 conv=notrunc status=none
 	boot "$T/w1.log" "$F" 'echo w >/root/kept' --disk "$w" --append "$FMT"
 	boot "$T/w2.log" "$F" 'echo "MARK-$(cat /root/kept)"' --disk "$w" --append "$FMT"
-	expect "format: a medium marked by a cut format is formatted again" "$T/w1.log" \
+	expect "format: a medium marked by a cut format is formatted anew" "$T/w1.log" \
 		'writable branch /dev/vdc: an earlier union.format was cut short'
 	expect "format: ... and then persists" "$T/w2.log" '^MARK-w$'
 	if dd if="$w" bs=1M skip=255 count=1 status=none | grep -qa "$mark"; then
@@ -119,7 +119,7 @@ if story format; then
 			fi
 			echo "format: cut $i $delay s into mkfs (it took up to $max s); the next boot: $(grep -aEho 'writable branch /dev/vdc( is blank|: /sbin/e2fsck|: formatted| holds)[^;(]*' "$T/f$i.log" | head -1)" >&2
 		done
-		[ $bad = 1 ] || pass "format: $CUTS cuts during union.format=ext4: the next boot formats again or keeps the finished file system, and persists"
+		[ $bad = 1 ] || pass "format: $CUTS cuts during union.format=ext4: the next boot formats anew or keeps the finished file system, and persists"
 		format_window
 	else
 		fail "format: a reference boot that formats" "see $BUILD/tests/"

@@ -97,7 +97,7 @@ if boot "$T/4n.log" none "$MOUNTS" --usb "$T/planted.img" --append "$A" &&
 	expect "boot-ok clears the counter in the failsafe boot" "$T/4f.log" '^unionroot: boot counter cleared'
 	sed -n '/^MARK-boot-ok/,$p' "$T/4f.log" >"$T/4f-after.log"
 	removable_kept "after boot-ok" "$T/4f-after.log" / /run/unionroot/saved
-	expect "after boot-ok the saved branch is read-only again" "$T/4f-after.log" '^MNT /run/unionroot/saved [^ ]+ ro,'
+	expect "after boot-ok the saved branch is back to read-only" "$T/4f-after.log" '^MNT /run/unionroot/saved [^ ]+ ro,'
 else
 	fail "removable: normal, kiosk, failsafe boots" "no clean boot (see $T/4*.log)"
 	keep_log "$T"/4*.log

@@ -166,8 +166,8 @@ if unsquashfs -q -d "$T/v2" "$OUTDIR/rootfs.squashfs" >/dev/null 2>&1 &&
 				;;
 			esac
 		done
-		boot "$T/u-again.log" "$T/u-keep.img" "$UP" --lower "$V2" --append union.upgrade=reset &&
-			expect "the same image on the next boot is no upgrade" "$T/u-again.log" '^MARK-lower_changed=no'
+		boot "$T/u-same.log" "$T/u-keep.img" "$UP" --lower "$V2" --append union.upgrade=reset &&
+			expect "the same image on the next boot is no upgrade" "$T/u-same.log" '^MARK-lower_changed=no'
 	else
 		fail "upgrade" "no clean v1 boot (see $T/u0.log)"
 	fi

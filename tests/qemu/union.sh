@@ -99,7 +99,7 @@ fi
 
 # 4. unionroot reset --yes at run time, applied by the next boot
 if boot "$T/4a.log" "$DATA" '
-	echo again >/root/persist
+	echo second >/root/persist
 	/run/unionroot/bin/unionroot reset --yes && /run/unionroot/bin/unionroot status | grep reset_pending' &&
 	boot "$T/4b.log" "$DATA" '[ -e /root/persist ] && echo MARK-kept || echo MARK-reset-done'; then
 	expect "'unionroot reset --yes' records a pending reset" "$T/4a.log" '^reset_pending=yes'

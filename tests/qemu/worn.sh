@@ -6,7 +6,7 @@
 # ends in an I/O error). The running system must see errors or a read-only
 # branch, never hang; `unionroot status` says the branch refuses writes (the
 # file system stops writing but its mount often still reads "rw" in
-# /proc/mounts); the next boot (the card answering again) checks the branch
+# /proc/mounts); the next boot (the card answering once more) checks the branch
 # where a checker exists and comes up persistent with what was synced before
 # the failure. Flash board (its initramfs carries e2fsck and fsck.f2fs):
 # ext4 and f2fs on a disk (union.upper=/dev/vdc), ubifs on a UBI volume of
@@ -96,7 +96,7 @@ worn() {
 	kill "$drain" 2>/dev/null
 	rm -f "$T/mon.in" "$T/mon.out"
 
-	# the card answers again: the next boot checks it and keeps what was synced
+	# the card answers once more: the next boot checks it and keeps what was synced
 	if boot "$T/$fs-2.log" "$F" 'echo "MARK-before=$(cat /root/before)"
 		/run/unionroot/bin/unionroot status | sed "s/^/STATUS: /"' ${disk[@]+"${disk[@]}"} --append "$up"; then
 		grep -aEq "$checks" "$T/$fs-2.log" || keep_log "$T/$fs-2.log"

@@ -828,7 +828,7 @@ static void the_wait_list_holds_the_layers_the_branch_and_the_hash_devices(void)
 }
 
 /* A failure while the boot carries the plan out is one more fact: the plan
- * built again names the fallback (union.onfail), for each step that can
+ * built anew names the fallback (union.onfail), for each step that can
  * fail; a tmpfs that fails leaves no writable branch at all. */
 #define FAILED(step_, tmpfs_errno_, onfail_, why_, backend_)                                 \
 	{ (step_), (tmpfs_errno_),                                                               \

@@ -53,7 +53,7 @@ static void mk_exfat(void)
 }
 
 /* The boot region's sum as the exFAT specification defines it (section
- * 3.4), to write sector 11 again after a change. */
+ * 3.4), to write sector 11 anew after a change. */
 static uint32_t boot_sum(void)
 {
 	uint32_t sum = 0;

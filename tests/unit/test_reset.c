@@ -60,7 +60,7 @@ static void an_oversized_state_file_is_an_error_and_a_clear_state(void)
 	close(rw);
 }
 
-/* The same state is not written again (no new inode: no rename, no
+/* The same state is not written a second time (no new inode: no rename, no
  * fsyncs); a changed one is. */
 static void saving_the_same_state_again_writes_nothing(void)
 {
@@ -201,7 +201,7 @@ static void a_reset_is_the_way_out_of_a_failsafe_loop(void)
 	decide_boot(&saved, 0, &now, RESET_OFF, 0, UPGRADE_KEEP, 2, &d);
 	CHECK_INT(d.failsafe, 1);
 	/* 'unionroot reset' in the failsafe boot left a request: applied, and
-	 * the counter starts again with this boot */
+	 * the counter starts anew with this boot */
 	decide_boot(&saved, 0, &now, RESET_OFF, 1, UPGRADE_KEEP, 2, &d);
 	CHECK_INT(d.failsafe, 0);
 	CHECK_INT(d.reset_mode, RESET_NONE); /* the request itself says how */

@@ -157,7 +157,7 @@ static void a_wide_directory_far_down_goes_too(void)
 }
 
 /* a power cut mid-deletion leaves moved-up directories in the trash under
- * the names the next deletion hands out again */
+ * the names the next deletion hands out a second time */
 static void a_deletion_cut_short_is_finished_by_the_next(void)
 {
 	int dir = tmp_open(), deep;

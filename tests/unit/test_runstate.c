@@ -101,7 +101,7 @@ static void the_writer_spells_the_record_as_ever(void)
 
 static void the_parser_reads_back_what_the_writer_wrote(void)
 {
-	char why[160], again[sizeof(text)];
+	char why[160], twice[sizeof(text)];
 	struct sbuf sb;
 
 	fill(&want);
@@ -128,9 +128,9 @@ static void the_parser_reads_back_what_the_writer_wrote(void)
 	CHECK_INT(got.nmessage, 1);
 	CHECK_STR(got.message[0], want.message[0]);
 	CHECK(got.handoff && got.handoff_ms == 12 && got.rss_kib == 640 && got.memfree_before_kib == 100000);
-	sbuf_init(&sb, again, sizeof(again));
+	sbuf_init(&sb, twice, sizeof(twice));
 	CHECK_INT(runstate_write(&got, &sb), 0);
-	CHECK_STR(again, golden);
+	CHECK_STR(twice, golden);
 }
 
 static void tmpfs_and_none_upper_and_the_smallest_record(void)
