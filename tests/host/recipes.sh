@@ -159,7 +159,7 @@ else
 fi
 
 # The post-image script on a target of a kernel's modules and e2fsprogs.
-if [ -f "$KDIR/version" ] && [ -x "$B1" ]; then
+if [ -f "$KDIR/version" ]; then
 	VER=$(cat "$KDIR/version")
 	mkdir -p "$BRO/target/lib/modules"
 	cp -as "$(cd "$KDIR/lib/modules/$VER" && pwd)" "$BRO/target/lib/modules/$VER"
@@ -194,7 +194,7 @@ if [ -f "$KDIR/version" ] && [ -x "$B1" ]; then
 		fail "buildroot: the initramfs" "$(cd "$T/br.x" 2>/dev/null && find init sbin etc -maxdepth 1 2>/dev/null | tr '\n' ' ')"
 	fi
 else
-	skip "buildroot: post-image" "no kernel in $KDIR or no build (make kernel)"
+	skip "buildroot: post-image" "no kernel in $KDIR (make kernel)"
 fi
 
 # ---- Yocto -------------------------------------------------------------------
