@@ -386,7 +386,7 @@ void step_sysupgrade(struct boot *b)
 		return;
 	rc = branch_sysupgrade(b->rw, to[action]);
 	if (rc < 0)
-		log_err("writable branch %s: placing OpenWrt's sysupgrade.tgz failed: %s; it stays at the branch's top, unused (" RWDIR "/" BRANCH_SYSUPGRADE ")",
+		log_err("writable branch %s: placing OpenWrt's sysupgrade.tgz failed: %s; it stays at the branch's top, unused",
 			b->upper_dev, strerror(-rc));
 	else if (rc > 0)
 		log_note("writable branch %s: OpenWrt's sysupgrade.tgz %s", b->upper_dev,

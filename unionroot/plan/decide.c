@@ -58,11 +58,11 @@ int decide_sysupgrade(int archive, int state_saved, int failsafe, int cfg_reset,
 	/* a branch a boot of ours laid out and saved: an upgrade by sysupgrade
 	 * rewrites the flash, so this archive was put there by hand */
 	if (state_saved) {
-		*why = "left at the branch's top: the branch has a control state, so no sysupgrade made it";
+		*why = "left alone: the branch has a control state, so no sysupgrade made it";
 		return SYSUPGRADE_NONE;
 	}
 	if (failsafe) {
-		*why = "left at the branch's top: failsafe leaves the branch untouched";
+		*why = "left alone in failsafe";
 		return SYSUPGRADE_NONE;
 	}
 	/* a reset asked for on this boot wins, as it does over union.upgrade */
@@ -72,7 +72,7 @@ int decide_sysupgrade(int archive, int state_saved, int failsafe, int cfg_reset,
 		return SYSUPGRADE_TRASH;
 	}
 	if (cfg_reset == RESET_KEEP) {
-		*why = "held for the keep list's paths: union.reset=keep";
+		*why = "held for the keep list: union.reset=keep";
 		return SYSUPGRADE_KEEPLIST;
 	}
 	if (upgrade == UPGRADE_RESET) {
@@ -80,9 +80,9 @@ int decide_sysupgrade(int archive, int state_saved, int failsafe, int cfg_reset,
 		return SYSUPGRADE_TRASH;
 	}
 	if (upgrade == UPGRADE_KEEPLIST) {
-		*why = "held for the keep list's paths: the firmware was upgraded and union.upgrade=keeplist";
+		*why = "held for the keep list: the firmware was upgraded and union.upgrade=keeplist";
 		return SYSUPGRADE_KEEPLIST;
 	}
-	*why = "restored: the firmware was upgraded and union.upgrade=keep; OpenWrt's preinit unpacks /sysupgrade.tgz";
+	*why = "restored: the firmware was upgraded and union.upgrade=keep";
 	return SYSUPGRADE_RESTORE;
 }
