@@ -166,6 +166,29 @@ static const char *sysupgrade_restored(void)
 	return NULL;
 }
 
+static const char *sysupgrade_held(void)
+{
+	struct stat st;
+
+	if (sys_fstatat(AT_FDCWD, RW "/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    sys_fstatat(AT_FDCWD, RW "/upper/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return "sysupgrade.tgz is at the top or in upper/, where the root shows it";
+	if (sys_fstatat(AT_FDCWD, RW "/.unionroot/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return "no sysupgrade.tgz held in .unionroot/";
+	return NULL;
+}
+
+static const char *sysupgrade_trashed(void)
+{
+	struct stat st;
+
+	if (sys_fstatat(AT_FDCWD, RW "/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    sys_fstatat(AT_FDCWD, RW "/upper/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    sys_fstatat(AT_FDCWD, RW "/.unionroot/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return "sysupgrade.tgz was kept somewhere";
+	return run_boot_state()->trash_pending ? NULL : "the trash is not marked for emptying";
+}
+
 static const char *copyup_reset_taken(void)
 {
 	return run_boot_state()->copyup_reset ? "the copy-up took the reset over" : NULL;
@@ -311,6 +334,16 @@ const struct run_case run_cases[] = {
 	  .rows = LOWER DEVICE "lay it out,place OpenWrt's sysupgrade.tgz,save its control state,mount the overlay",
 	  .state = "persistent on /dev/vdb (ext4)", .backend = "overlay", .check = sysupgrade_restored,
 	  .said = "writable branch /dev/vdb: OpenWrt's sysupgrade.tgz restored: the firmware was upgraded and union.upgrade=keep" },
+	{ .kind = -1, .name = "union.upgrade=keeplist holds sysupgrade.tgz in .unionroot/ for the shim",
+	  .cmdline = "union.upgrade=keeplist", .prepare = sysupgrade_left,
+	  .rows = LOWER DEVICE "lay it out,place OpenWrt's sysupgrade.tgz,save its control state,mount the overlay",
+	  .backend = "overlay", .check = sysupgrade_held,
+	  .said = "OpenWrt's sysupgrade.tgz held for the keep list: the firmware was upgraded and union.upgrade=keeplist" },
+	{ .kind = -1, .name = "union.upgrade=reset sets sysupgrade.tgz aside with the trash",
+	  .cmdline = "union.upgrade=reset", .prepare = sysupgrade_left,
+	  .rows = LOWER DEVICE "lay it out,place OpenWrt's sysupgrade.tgz,save its control state,mount the overlay",
+	  .backend = "overlay", .check = sysupgrade_trashed,
+	  .said = "OpenWrt's sysupgrade.tgz set aside: the firmware was upgraded and union.upgrade=reset" },
 	{ .kind = RUN_SYSUPGRADE, .name = "sysupgrade.tgz that cannot be placed stays, and the boot goes on",
 	  .prepare = sysupgrade_left, .fault = { { "renameat2", "sysupgrade.tgz", 0, -EIO } },
 	  .rows = LOWER DEVICE "lay it out,place OpenWrt's sysupgrade.tgz,save its control state,mount the overlay",
