@@ -184,6 +184,9 @@ static int run_row(struct boot *b, const struct plan_row *r, struct step_out *o)
 		return 0;
 	case RUN_LAYOUT:
 		return step_layout(b, o);
+	case RUN_SYSUPGRADE:
+		step_sysupgrade(b);
+		return 0;
 	case RUN_SAVE_STATE:
 		step_save_state(b);
 		return 0;

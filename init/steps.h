@@ -34,6 +34,7 @@ int step_mount_branch(struct boot *b, struct step_out *o);
 void step_read_state(struct boot *b);
 void step_failsafe(struct boot *b);
 int step_layout(struct boot *b, struct step_out *o);
+void step_sysupgrade(struct boot *b);
 void step_save_state(struct boot *b);
 /* No branch carried out yet: where the loop starts. */
 void step_branch_none(struct boot *b);

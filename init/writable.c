@@ -94,6 +94,7 @@ void step_read_state(struct boot *b)
 {
 	struct plan_facts *f = &b->facts;
 	int rc = state_load(b->rw, &f->saved);
+	struct stat st;
 
 	if (rc < 0)
 		log_err("control state .unionroot/%s on %s is %s; starting it afresh (boot counter 0, no layer identity known)",
@@ -110,6 +111,9 @@ void step_read_state(struct boot *b)
 	f->state_known = 1;
 	f->state_rc = rc;
 	f->reset_request = branch_reset_pending(b->rw);
+	f->state_saved = sys_fstatat(b->rw, BRANCH_STATE "/" STATE_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	f->sysupgrade_archive = sys_fstatat(b->rw, BRANCH_SYSUPGRADE, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				S_ISREG(st.st_mode);
 }
 
 /* The plan's failsafe: the persistent branch leaves the way untouched,
@@ -365,6 +369,30 @@ int step_layout(struct boot *b, struct step_out *o)
 		union_detach(RWDIR);
 	}
 	return rc;
+}
+
+/* OpenWrt's sysupgrade.tgz where the plan puts it (doc/design.md); a
+ * failure leaves it at the branch's top, said, and the boot goes on. */
+void step_sysupgrade(struct boot *b)
+{
+	static const unsigned char to[] = {
+		[SYSUPGRADE_RESTORE] = SYSUPGRADE_TO_UPPER,
+		[SYSUPGRADE_KEEPLIST] = SYSUPGRADE_TO_STATE,
+		[SYSUPGRADE_TRASH] = SYSUPGRADE_TO_TRASH,
+	};
+	int action = b->plan.sysupgrade, rc;
+
+	if (action <= SYSUPGRADE_NONE || action >= (int)ARRAY_SIZE(to))
+		return;
+	rc = branch_sysupgrade(b->rw, to[action]);
+	if (rc < 0)
+		log_err("writable branch %s: placing OpenWrt's sysupgrade.tgz failed: %s; it stays at the branch's top, unused",
+			b->upper_dev, strerror(-rc));
+	else if (rc > 0)
+		log_note("writable branch %s: OpenWrt's sysupgrade.tgz %s", b->upper_dev,
+			 b->plan.sysupgrade_why);
+	if (rc > 0 && action == SYSUPGRADE_TRASH)
+		b->trash_pending = 1;
 }
 
 /* The next control state: a failure costs this boot its count. */

@@ -36,8 +36,12 @@ scratch size
 # LVM's /dev/VG/LV, floppy drives left out of the scan, and the plan's fact
 # of OpenWrt's marker (224 bytes more loaded: 176,248) took one more page
 # in the smallest build.
-BUDGET_FULL=${BUDGET_FULL:-210600}
-BUDGET_OVERLAY=${BUDGET_OVERLAY:-194216}
+# OpenWrt's sysupgrade.tgz placed by union.upgrade (the plan's decision and
+# its words, the branch's rename, the step: 1,632 bytes more loaded, 208,796
+# of text and constants in the full build) took one more page in the full
+# and the overlay-only builds; the smallest kept its page.
+BUDGET_FULL=${BUDGET_FULL:-214696}
+BUDGET_OVERLAY=${BUDGET_OVERLAY:-198312}
 BUDGET_MINIMAL=${BUDGET_MINIMAL:-181912}
 FULL=$BUILD/unionroot
 OVERLAY=$BUILD/overlay/unionroot

@@ -195,6 +195,110 @@ else
 	keep_log "$T/r0.log" "$T/r1.log" "$T/r2.log"
 fi
 
+# --- NOR after a sysupgrade that kept the configuration --------------------------
+# OpenWrt's sysupgrade -c: the configuration as a tar.gz of the paths it
+# keeps (tar czf -T of absolute paths: the members have no leading /), then
+# mtd -j writes the new image and, where its first end-of-image marker
+# would be, a jffs2 holding sysupgrade.tgz, the marker in the next
+# eraseblock. Behind it rootfs_data still holds the branch the earlier
+# boots used (settings "openwrt-settings"). The first boot erases from the
+# marker on, finds the archive at the jffs2's top and no control state, and
+# (union.upgrade=keep) moves it into upper/: the root's /sysupgrade.tgz,
+# which OpenWrt's preinit unpacks. Here the preinit runs with
+# dist/openwrt's shim installed in the guest, under its busybox sh.
+DIST=$ROOT_DIR/dist/openwrt/files
+# the shim's other side, on the host: a root unionroot did not build
+if out=$(UNIONROOT_LIB=$DIST/lib/unionroot UNIONROOT_RUN=$T/no-unionroot busybox sh -c \
+	'do_mount_root() { echo fstools-mount-root; }; . "$1"; do_mount_root' sh \
+	"$DIST/lib/preinit/80_mount_root_unionroot" 2>&1) && [ "$out" = fstools-mount-root ]; then
+	pass "without unionroot's status the preinit shim leaves OpenWrt's mount_root step alone"
+else
+	fail "without unionroot's status the preinit shim leaves OpenWrt's mount_root step alone" "$out"
+fi
+out=$(UNIONROOT_LIB=$DIST/lib/unionroot UNIONROOT_RUN=$T/no-unionroot busybox sh \
+	"$DIST/usr/libexec/unionroot-factoryreset" -y 2>&1)
+case $out in
+*"unionroot did not build this root and /sbin/factoryreset is missing"*)
+	pass "without unionroot's status the reset shim hands over to fstools' command" ;;
+*) fail "without unionroot's status the reset shim hands over to fstools' command" "$out" ;;
+esac
+mkdir -p "$T/conf/etc/config" "$T/conf/etc/dropbear" "$T/upgrade"
+printf "config interface 'lan'\n\toption ipaddr '192.168.7.1'\n" >"$T/conf/etc/config/network"
+echo ssh-ed25519-kept-key >"$T/conf/etc/dropbear/authorized_keys"
+# an older firmware's passwd: its own user, and not the image's root
+printf 'saved:x:1000:1000:saved:/home/saved:/bin/sh\n' >"$T/conf/etc/passwd"
+printf '/etc/config/network\n/etc/dropbear/authorized_keys\n/etc/passwd\n' | sed 's|^/||' >"$T/conffiles"
+tar -C "$T/conf" -czf "$T/upgrade/sysupgrade.tgz" -T "$T/conffiles"
+mkfs.jffs2 -l -e 128KiB -p -r "$T/upgrade" -o "$T/upgrade.jffs2"
+JBLOCKS=$(($(stat -c %s "$T/upgrade.jffs2") / EB))
+dd if="$T/upgrade.jffs2" of="$D" conv=notrunc status=none
+{ printf '\336\255\300\336'; head -c $((EB - 4)) /dev/zero | tr '\0' '\377'; } |
+	dd of="$D" bs="$EB" seek="$JBLOCKS" conv=notrunc status=none
+# the guest: dist/openwrt's files at their places, OpenWrt's preinit in
+# outline (every /lib/preinit file sourced, then the preinit_main hooks;
+# 80_mount_root's step stands in, calling fstools' mount_root, which this
+# root lacks), then the reset commands
+shim_file() { printf 'mkdir -p %s\ncat >%s <<'"'"'SHIM_EOF'"'"'\n%s\nSHIM_EOF\n' "${2%/*}" "$2" "$(cat "$1")"; }
+{
+	echo 'echo "MARK-archive=$(ls /sysupgrade.tgz 2>/dev/null)"'
+	echo 'echo "MARK-leftover=$(cat /root/persist 2>/dev/null)"'
+	shim_file "$DIST/lib/unionroot/openwrt.sh" /lib/unionroot/openwrt.sh
+	shim_file "$DIST/lib/preinit/80_mount_root_unionroot" /lib/preinit/80_mount_root_unionroot
+	shim_file "$DIST/usr/libexec/unionroot-factoryreset" /usr/libexec/unionroot-factoryreset
+	cat <<'EOF'
+chmod 755 /usr/libexec/unionroot-factoryreset
+for c in firstboot jffs2reset factoryreset; do ln -sf ../libexec/unionroot-factoryreset /usr/sbin/$c; done
+cat >/lib/preinit/80_mount_root <<'STEP_EOF'
+do_mount_root() { mount_root; echo "MARK-fstools-step-ran"; }
+boot_hook_add preinit_main do_mount_root
+STEP_EOF
+(
+	boot_hook_add() { eval "hooks_$1=\"\$hooks_$1 $2\""; }
+	boot_run_hook() { eval "for f in \$hooks_$1; do \$f; done"; }
+	for f in /lib/preinit/*; do . "$f"; done
+	boot_run_hook preinit_main
+) 2>&1 | sed 's/^/PREINIT: /'
+echo "MARK-network=$(grep -c "option ipaddr '192.168.7.1'" /etc/config/network 2>/dev/null)"
+echo "MARK-key=$(cat /etc/dropbear/authorized_keys 2>/dev/null)"
+echo "MARK-users=$(cut -d: -f1 /etc/passwd | tr '\n' ' ')"
+echo "MARK-archive-after=$(ls /sysupgrade.tgz 2>/dev/null)"
+ls /run/unionroot/rw/upper/etc/config/network >/dev/null && echo MARK-in-branch
+# union.upgrade=keeplist's side: the archive held in .unionroot/, the keep list's paths unpacked
+mkdir -p /tmp/k/etc/config /etc/unionroot
+echo kept >/tmp/k/etc/config/wireless
+echo dropped >/tmp/k/etc/config/firewall
+tar -C /tmp/k -czf /run/unionroot/rw/.unionroot/sysupgrade.tgz etc/config/wireless etc/config/firewall
+printf '# kept across upgrades\n/etc/config/wireless\n' >/etc/unionroot/keep
+(. /lib/unionroot/openwrt.sh; unionroot_restore_config) 2>&1 | sed 's/^/KEEPLIST: /'
+echo "MARK-wireless=$(cat /etc/config/wireless 2>/dev/null) firewall=$(cat /etc/config/firewall 2>/dev/null) held=$(ls /run/unionroot/rw/.unionroot/sysupgrade.tgz 2>/dev/null)"
+jffs2reset -y 2>&1 | sed 's/^/RESET: /'
+/run/unionroot/bin/unionroot status | grep -i 'reset' | sed 's/^/STATUS: /'
+EOF
+} >"$T/upgrade.cmd"
+if boot "$T/u1.log" "$R" "$(cat "$T/upgrade.cmd")" "${NOR[@]}"; then
+	expect "after the upgrade rootfs_data holds the sysupgrade jffs2, then the marker" "$T/u1.log" \
+		"mtd:rootfs_data is /dev/mtdblock1 \\(mtd1\\) with OpenWrt's end-of-image marker \\(de ad c0 de\\) at 0x$(printf %x $((JBLOCKS * EB))): blank from there on"
+	expect "the boot places sysupgrade.tgz by union.upgrade=keep" "$T/u1.log" \
+		"writable branch /dev/mtdblock1: OpenWrt's sysupgrade.tgz restored: the firmware was upgraded and union.upgrade=keep"
+	expect "the root shows /sysupgrade.tgz for preinit" "$T/u1.log" '^MARK-archive=/sysupgrade.tgz$'
+	expect_not "the branch behind the marker never comes back" "$T/u1.log" '^MARK-leftover=openwrt-settings' \
+		"the earlier branch's settings were mounted"
+	expect "the preinit shim skips fstools' mount_root" "$T/u1.log" '^PREINIT: - unionroot built the root; mount_root skipped -'
+	expect_not "fstools' mount_root step never runs" "$T/u1.log" 'MARK-fstools-step-ran|PREINIT: .*mount_root: not found' \
+		"OpenWrt's step ran"
+	expect "the kept network configuration is in the root" "$T/u1.log" '^MARK-network=1$'
+	expect "the kept key is in the root" "$T/u1.log" '^MARK-key=ssh-ed25519-kept-key$'
+	expect "the saved users join the image's, which the saved passwd lacked" "$T/u1.log" '^MARK-users=saved root $'
+	expect "the archive is gone once unpacked" "$T/u1.log" '^MARK-archive-after=$'
+	expect "what was unpacked lives in the writable branch" "$T/u1.log" '^MARK-in-branch$'
+	expect "keeplist: only the keep list's paths are unpacked from the held archive" "$T/u1.log" \
+		'^MARK-wireless=kept firewall= held=$'
+	expect "jffs2reset on unionroot's root asks unionroot for the reset" "$T/u1.log" '^STATUS: reset_pending[^a-z]*yes$'
+else
+	fail "NOR boots after a sysupgrade that kept the configuration" "no clean boot (see $T/u1.log)"
+	keep_log "$T/u1.log"
+fi
+
 # --- NOR without an initramfs: mtdparts= splits one flash -----------------------
 NR=$OUTDIR/rootfs-noinitrd.squashfs
 if [ ! -f "$NR" ]; then

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/reboot.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 
@@ -146,7 +147,47 @@ static void reset_requested(void)
 	run_put("run/unionroot/rw/.unionroot/reset", "unionroot-reset 1\nkeeplist no\n");
 }
 
+/* OpenWrt's sysupgrade left its saved configuration on a fresh branch */
+static void sysupgrade_left(void)
+{
+	run_put("run/unionroot/rw/sysupgrade.tgz", "settings\n");
+}
+
 /* what else the case looks at after the boot */
+
+static const char *sysupgrade_restored(void)
+{
+	struct stat st;
+
+	if (sys_fstatat(AT_FDCWD, RW "/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return "sysupgrade.tgz is still at the branch's top";
+	if (sys_fstatat(AT_FDCWD, RW "/upper/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return "no sysupgrade.tgz in upper/, where the root shows it";
+	return NULL;
+}
+
+static const char *sysupgrade_held(void)
+{
+	struct stat st;
+
+	if (sys_fstatat(AT_FDCWD, RW "/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    sys_fstatat(AT_FDCWD, RW "/upper/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return "sysupgrade.tgz is at the top or in upper/, where the root shows it";
+	if (sys_fstatat(AT_FDCWD, RW "/.unionroot/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return "no sysupgrade.tgz held in .unionroot/";
+	return NULL;
+}
+
+static const char *sysupgrade_trashed(void)
+{
+	struct stat st;
+
+	if (sys_fstatat(AT_FDCWD, RW "/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    sys_fstatat(AT_FDCWD, RW "/upper/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    sys_fstatat(AT_FDCWD, RW "/.unionroot/sysupgrade.tgz", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return "sysupgrade.tgz was kept somewhere";
+	return run_boot_state()->trash_pending ? NULL : "the trash is not marked for emptying";
+}
 
 static const char *copyup_reset_taken(void)
 {
@@ -288,6 +329,26 @@ const struct run_case run_cases[] = {
 	  .state = "volatile: writable branch /dev/vdb: creating upper/ failed: No space left on device",
 	  .calls = "mkdirat .unionroot|mkdirat trash|mkdirat upper|" RELEASED,
 	  .said = "booting with a volatile writable branch in RAM (union.onfail=tmpfs)" },
+	{ .kind = -1, .name = "OpenWrt's sysupgrade.tgz on a fresh branch goes into upper/",
+	  .prepare = sysupgrade_left,
+	  .rows = LOWER DEVICE "lay it out,place OpenWrt's sysupgrade.tgz,save its control state,mount the overlay",
+	  .state = "persistent on /dev/vdb (ext4)", .backend = "overlay", .check = sysupgrade_restored,
+	  .said = "writable branch /dev/vdb: OpenWrt's sysupgrade.tgz restored: the firmware was upgraded and union.upgrade=keep" },
+	{ .kind = -1, .name = "union.upgrade=keeplist holds sysupgrade.tgz in .unionroot/ for the shim",
+	  .cmdline = "union.upgrade=keeplist", .prepare = sysupgrade_left,
+	  .rows = LOWER DEVICE "lay it out,place OpenWrt's sysupgrade.tgz,save its control state,mount the overlay",
+	  .backend = "overlay", .check = sysupgrade_held,
+	  .said = "OpenWrt's sysupgrade.tgz held for the keep list: the firmware was upgraded and union.upgrade=keeplist" },
+	{ .kind = -1, .name = "union.upgrade=reset sets sysupgrade.tgz aside with the trash",
+	  .cmdline = "union.upgrade=reset", .prepare = sysupgrade_left,
+	  .rows = LOWER DEVICE "lay it out,place OpenWrt's sysupgrade.tgz,save its control state,mount the overlay",
+	  .backend = "overlay", .check = sysupgrade_trashed,
+	  .said = "OpenWrt's sysupgrade.tgz set aside: the firmware was upgraded and union.upgrade=reset" },
+	{ .kind = RUN_SYSUPGRADE, .name = "sysupgrade.tgz that cannot be placed stays, and the boot goes on",
+	  .prepare = sysupgrade_left, .fault = { { "renameat2", "sysupgrade.tgz", 0, -EIO } },
+	  .rows = LOWER DEVICE "lay it out,place OpenWrt's sysupgrade.tgz,save its control state,mount the overlay",
+	  .state = "persistent on /dev/vdb (ext4)", .backend = "overlay",
+	  .said = "placing OpenWrt's sysupgrade.tgz failed: Input/output error; it stays at the branch's top, unused" },
 	{ .kind = RUN_SAVE_STATE, .name = "a control state that cannot be saved costs the count only",
 	  .fault = { { "openat", ".state.new", 0, -ENOSPC } }, .rows = LOWER DEVICE PERSISTENT,
 	  .state = "persistent on /dev/vdb (ext4)", .backend = "overlay", .never = "umount2 " RW,

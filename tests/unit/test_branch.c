@@ -2,6 +2,7 @@
 /* The writable branch's top level and the reset, on a scratch directory:
  * the old upper leaves in one rename, hostile entries are moved aside, the
  * trash is emptied without following symlinks. */
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -256,6 +257,45 @@ static void the_reserve_is_made_once_and_given_up(void)
 	close(rw);
 }
 
+/* sysupgrade.tgz from the top into upper/, .unionroot/ or the trash, one
+ * rename; a second name a cut left at the top (jffs2's rename writes the
+ * new name first) goes, the file stays. */
+static void sysupgrade_is_placed_by_one_rename(void)
+{
+	static const char *const to[] = { "upper/sysupgrade.tgz", ".unionroot/sysupgrade.tgz" };
+	struct branch_result r;
+	const char *what;
+	struct stat st;
+	int rw = rw_open();
+
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
+	CHECK_INT(branch_sysupgrade(rw, SYSUPGRADE_TO_UPPER), 0); /* none there */
+	for (int i = SYSUPGRADE_TO_UPPER; i <= SYSUPGRADE_TO_STATE; i++) {
+		touch_at(rw, "sysupgrade.tgz");
+		CHECK_INT(branch_sysupgrade(rw, i), 1);
+		CHECK(!exists_at(rw, "sysupgrade.tgz"));
+		CHECK(exists_at(rw, to[i]));
+	}
+	/* the cut's two names of one file: the top's goes, the file stays */
+	CHECK_INT(linkat(rw, "upper/sysupgrade.tgz", rw, "sysupgrade.tgz", 0), 0);
+	CHECK_INT(branch_sysupgrade(rw, SYSUPGRADE_TO_UPPER), 1);
+	CHECK(!exists_at(rw, "sysupgrade.tgz"));
+	CHECK_INT(fstatat(rw, "upper/sysupgrade.tgz", &st, 0), 0);
+	CHECK_INT((int)st.st_nlink, 1);
+	/* the trash: gone after the switch */
+	touch_at(rw, "sysupgrade.tgz");
+	CHECK_INT(branch_sysupgrade(rw, SYSUPGRADE_TO_TRASH), 1);
+	CHECK(!exists_at(rw, "sysupgrade.tgz"));
+	CHECK_INT(branch_prepare(rw, NULL, &r, &what), 0);
+	CHECK_INT(r.trash_pending, 1);
+	CHECK_INT(branch_trash_empty(rw), 0);
+	/* not a regular file: not OpenWrt's, not moved */
+	CHECK_INT(mkdirat(rw, "sysupgrade.tgz", 0755), 0);
+	CHECK_INT(branch_sysupgrade(rw, SYSUPGRADE_TO_UPPER), -EINVAL);
+	CHECK(is_dir_at(rw, "sysupgrade.tgz"));
+	close(rw);
+}
+
 UNIT_SUITE(branch,
 	   { "a symlink probe leaves nothing behind", a_symlink_probe_leaves_nothing_behind },
 	   { "the reserve is sized to let jffs2 collect", the_reserve_is_sized_to_let_jffs2_collect },
@@ -268,4 +308,6 @@ UNIT_SUITE(branch,
 	   { "a power cut right after the rename boots factory", a_power_cut_after_the_rename_boots_factory },
 	   { "symlinks in place of directories are moved aside", symlinks_in_place_of_directories_are_moved_aside },
 	   { "the trash never follows symlinks out", the_trash_never_follows_symlinks_out },
-	   { "a fresh work/ replaces a stale one", a_fresh_work_directory_replaces_a_stale_one });
+	   { "a fresh work/ replaces a stale one", a_fresh_work_directory_replaces_a_stale_one },
+	   { "OpenWrt's sysupgrade.tgz is placed by one rename, a cut's second name removed",
+	     sysupgrade_is_placed_by_one_rename });

@@ -982,6 +982,46 @@ static void what_the_build_leaves_out_is_never_waited_for(void)
 	CHECK_INT(p.backend, PLAN_STOP);
 }
 
+/* OpenWrt's sysupgrade.tgz: placed after the layout and before the state
+ * is saved (a cut before the save leaves it for the next boot), said in
+ * the plan's text, and never in failsafe or on a branch with a state. */
+static void sysupgrade_is_placed_between_layout_and_state(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	static char text[PLAN_TEXT_MAX];
+	int layout = -1, place = -1, save = -1;
+
+	device_facts(&c, &f, "union.upper=mtd:rootfs_data union.upgrade=reset", "/dev/mtdblock1", "jffs2");
+	f.state_known = 1;
+	plan_build(&f, &p);
+	CHECK_INT(has_row(&p, RUN_SYSUPGRADE), 0); /* no archive */
+	f.sysupgrade_archive = 1;
+	plan_build(&f, &p);
+	CHECK_INT(p.sysupgrade, SYSUPGRADE_TRASH);
+	for (unsigned i = 0; i < p.nrow; i++) {
+		layout = p.row[i].kind == RUN_LAYOUT ? (int)i : layout;
+		place = p.row[i].kind == RUN_SYSUPGRADE ? (int)i : place;
+		save = p.row[i].kind == RUN_SAVE_STATE ? (int)i : save;
+	}
+	CHECK(layout >= 0 && layout < place && place < save);
+	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+	CHECK(strstr(text, "sysupgrade       sysupgrade.tgz set aside: the firmware was upgraded and union.upgrade=reset\n") != NULL);
+	CHECK(strstr(text, "place OpenWrt's sysupgrade.tgz") != NULL);
+	f.state_saved = 1; /* a branch of ours: the archive is left alone */
+	plan_build(&f, &p);
+	CHECK_INT(has_row(&p, RUN_SYSUPGRADE), 0);
+	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+	CHECK(strstr(text, "sysupgrade.tgz left alone: the branch has a control state") != NULL);
+	f.state_saved = 0;
+	f.saved.boots = 9; /* failsafe */
+	c.maxfails = 3;
+	plan_build(&f, &p);
+	CHECK_INT(p.decided.failsafe, 1);
+	CHECK_INT(has_row(&p, RUN_SYSUPGRADE), 0);
+}
+
 UNIT_SUITE(plan,
 	   { "every fact set gives its golden plan", every_fact_set_gives_its_golden_plan },
 	   { "each story runs its golden steps", each_story_runs_its_golden_steps },
@@ -1002,4 +1042,6 @@ UNIT_SUITE(plan,
 	   { "each failure gives the fallback union.onfail names", each_failure_gives_the_fallback_union_onfail_names },
 	   { "the fallback is decided by the plan alone", the_fallback_is_decided_by_the_plan_alone },
 	   { "a kiosk session needs the persistent branch", a_kiosk_session_needs_the_persistent_branch },
-	   { "what the build leaves out is never waited for", what_the_build_leaves_out_is_never_waited_for });
+	   { "what the build leaves out is never waited for", what_the_build_leaves_out_is_never_waited_for },
+	   { "OpenWrt's sysupgrade.tgz is placed between the layout and the state's save",
+	     sysupgrade_is_placed_between_layout_and_state });

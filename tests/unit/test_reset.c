@@ -317,6 +317,39 @@ static void a_swap_cut_between_its_two_renames_is_finished_at_boot(void)
 	close(rw);
 }
 
+/* OpenWrt's sysupgrade.tgz on the branch sysupgrade flashed: union.upgrade
+ * says where it goes, a reset asked for on this boot wins, and an archive
+ * on a branch a boot of ours saved, or in failsafe, is left alone. */
+static void sysupgrade_goes_where_the_upgrade_policy_says(void)
+{
+	const char *why;
+
+	CHECK_INT(decide_sysupgrade(0, 0, 0, RESET_OFF, 0, UPGRADE_KEEP, &why), SYSUPGRADE_NONE);
+	CHECK(why == NULL);
+	CHECK_INT(decide_sysupgrade(1, 0, 0, RESET_OFF, 0, UPGRADE_KEEP, &why), SYSUPGRADE_RESTORE);
+	CHECK(strstr(why, "union.upgrade=keep") != NULL);
+	CHECK_INT(decide_sysupgrade(1, 0, 0, RESET_OFF, 0, UPGRADE_RESET, &why), SYSUPGRADE_TRASH);
+	CHECK(strstr(why, "union.upgrade=reset") != NULL);
+	CHECK_INT(decide_sysupgrade(1, 0, 0, RESET_OFF, 0, UPGRADE_KEEPLIST, &why), SYSUPGRADE_KEEPLIST);
+	CHECK(strstr(why, "union.upgrade=keeplist") != NULL);
+	/* a reset on this boot wins over the policy */
+	CHECK_INT(decide_sysupgrade(1, 0, 0, RESET_ON, 0, UPGRADE_KEEP, &why), SYSUPGRADE_TRASH);
+	CHECK(strstr(why, "union.reset=1") != NULL);
+	CHECK_INT(decide_sysupgrade(1, 0, 0, RESET_KEEP, 0, UPGRADE_RESET, &why), SYSUPGRADE_KEEPLIST);
+	CHECK_INT(decide_sysupgrade(1, 0, 0, RESET_OFF, 1, UPGRADE_KEEP, &why), SYSUPGRADE_TRASH);
+	CHECK(strstr(why, "pending") != NULL);
+	CHECK_INT(decide_sysupgrade(1, 0, 0, RESET_KEEP, 1, UPGRADE_KEEP, &why), SYSUPGRADE_KEEPLIST);
+	/* left alone: a branch laid out and saved before, failsafe */
+	for (int up = UPGRADE_KEEP; up <= UPGRADE_KEEPLIST; up++) {
+		CHECK_INT(decide_sysupgrade(1, 1, 0, RESET_OFF, 0, up, &why), SYSUPGRADE_NONE);
+		CHECK(strstr(why, "control state") != NULL);
+		CHECK_INT(decide_sysupgrade(1, 0, 1, RESET_ON, 1, up, &why), SYSUPGRADE_NONE);
+		CHECK(strstr(why, "failsafe") != NULL);
+		CHECK_INT(decide_sysupgrade(0, 1, 1, RESET_ON, 1, up, &why), SYSUPGRADE_NONE);
+		CHECK(why == NULL);
+	}
+}
+
 UNIT_SUITE(reset,
 	   { "the control state round-trips; garbage is -EINVAL and a clear state",
 	     the_state_round_trips_and_garbage_is_refused },
@@ -331,6 +364,8 @@ UNIT_SUITE(reset,
 	     a_reset_request_round_trips_and_a_damaged_one_keeps_the_keep_list_only },
 	   { "boot decision: maxfails, counting off, upgrade policies, damaged state",
 	     the_boot_decision_counts_fails_and_applies_the_upgrade_policy },
+	   { "OpenWrt's sysupgrade.tgz goes where union.upgrade says; a reset wins",
+	     sysupgrade_goes_where_the_upgrade_policy_says },
 	   { "boot decision: a reset wins over failsafe and restarts the counter",
 	     a_reset_is_the_way_out_of_a_failsafe_loop },
 	   { "a reset stopped after any step is old or factory; the next boot finishes it",

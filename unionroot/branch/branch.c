@@ -215,6 +215,60 @@ int branch_fresh_work(int rw)
 	return rc < 0 ? rc : sys_fsync(rw);
 }
 
+/* The directory sysupgrade.tgz goes to, open, and the name it takes
+ * there (the trash's is fresh each time). */
+static int sysupgrade_dest(int rw, int to, char *name, size_t cap)
+{
+	int dir = open_dir(rw, to == SYSUPGRADE_TO_UPPER ? BRANCH_UPPER : BRANCH_STATE), trash, rc;
+
+	if (dir < 0)
+		return dir;
+	if (to != SYSUPGRADE_TO_TRASH) {
+		rc = strcopy(name, cap, BRANCH_SYSUPGRADE);
+	} else {
+		trash = open_dir(dir, BRANCH_TRASH);
+		sys_close(dir);
+		dir = trash;
+		rc = strfmt(name, cap, BRANCH_SYSUPGRADE ".%llu", (unsigned long long)sys_now_ms());
+	}
+	if (dir >= 0 && rc < 0) {
+		sys_close(dir);
+		return -ENAMETOOLONG;
+	}
+	return dir;
+}
+
+int branch_sysupgrade(int rw, int to)
+{
+	struct stat top, there;
+	char name[64];
+	int dir, rc;
+
+	rc = sys_fstatat(rw, BRANCH_SYSUPGRADE, &top, AT_SYMLINK_NOFOLLOW);
+	if (rc < 0)
+		return rc == -ENOENT ? 0 : rc;
+	if (!S_ISREG(top.st_mode))
+		return -EINVAL;
+	dir = sysupgrade_dest(rw, to, name, sizeof(name));
+	if (dir < 0)
+		return dir;
+	/* rename() of two names of one file does nothing and succeeds: the
+	 * name a cut left at the top goes by itself */
+	if (sys_fstatat(dir, name, &there, AT_SYMLINK_NOFOLLOW) == 0 && there.st_ino == top.st_ino &&
+	    there.st_dev == top.st_dev)
+		rc = sys_unlinkat(rw, BRANCH_SYSUPGRADE, 0);
+	else
+		rc = sys_renameat(rw, BRANCH_SYSUPGRADE, dir, name);
+	/* durable before the control state is saved: until then a cut leaves
+	 * the archive at the top, for the next boot to place */
+	if (rc == 0)
+		rc = sys_fsync(dir);
+	if (rc == 0)
+		rc = sys_fsync(rw);
+	sys_close(dir);
+	return rc < 0 ? rc : 1;
+}
+
 #define SYMLINK_PROBE ".unionroot-symlink-probe"
 
 int branch_holds_symlinks(int rw)

@@ -14,6 +14,12 @@
 #define BRANCH_STATE ".unionroot"
 #define BRANCH_TRASH "trash"             /* inside .unionroot */
 #define BRANCH_RESET_REQUEST "reset"     /* inside .unionroot: a pending reset */
+/* OpenWrt's saved configuration: at the top, where sysupgrade leaves it; in
+ * upper/ (the merged root's /sysupgrade.tgz) or in .unionroot/ once placed */
+#define BRANCH_SYSUPGRADE "sysupgrade.tgz"
+
+/* Where branch_sysupgrade() puts it. */
+enum branch_sysupgrade_to { SYSUPGRADE_TO_UPPER, SYSUPGRADE_TO_STATE, SYSUPGRADE_TO_TRASH };
 
 struct reset_env;
 struct reset_req;
@@ -38,6 +44,11 @@ int branch_prepare(int rw, const struct reset_env *env, struct branch_result *re
 int branch_request_reset(int rw, const struct reset_req *req) WUR;
 /* 1 when .unionroot/reset is there (a damaged one is a request too), else 0. */
 int branch_reset_pending(int rw);
+/* Moves sysupgrade.tgz from the laid-out branch's top (rw) to where to
+ * says, in one rename, the directories synced. A second name a power cut
+ * left behind (jffs2 writes the new name before it removes the old) is
+ * removed. 1 moved, 0 when none is at the top, or -errno. */
+int branch_sysupgrade(int rw, int to) WUR;
 /* Empties .unionroot/trash without following symlinks or crossing mounts. */
 int branch_trash_empty(int rw) WUR;
 /* Moves work/ aside and makes a fresh one (a stale or incompatible work

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The boot decision for the writable branch: pure, unit-tested. */
+/* The boot decision for the writable branch, and where OpenWrt's
+ * sysupgrade.tgz goes: pure, unit-tested. */
 #include "plan/decide.h"
 
 #include <string.h>
@@ -46,4 +47,42 @@ void decide_boot(const struct ur_state *saved, int state_rc, const struct ur_sta
 	/* a reset clears the counter: this boot is the fresh state's first */
 	fresh = requested || d->reset_mode != RESET_NONE;
 	d->next.boots = maxfails ? (fresh ? 0 : old->boots) + 1 : 0;
+}
+
+int decide_sysupgrade(int archive, int state_saved, int failsafe, int cfg_reset, int requested,
+		      int upgrade, const char **why)
+{
+	*why = NULL;
+	if (!archive)
+		return SYSUPGRADE_NONE;
+	/* a branch a boot of ours laid out and saved: an upgrade by sysupgrade
+	 * rewrites the flash, so this archive was put there by hand */
+	if (state_saved) {
+		*why = "left alone: the branch has a control state, so no sysupgrade made it";
+		return SYSUPGRADE_NONE;
+	}
+	if (failsafe) {
+		*why = "left alone in failsafe";
+		return SYSUPGRADE_NONE;
+	}
+	/* a reset asked for on this boot wins, as it does over union.upgrade */
+	if (cfg_reset == RESET_ON || (requested && cfg_reset != RESET_KEEP)) {
+		*why = cfg_reset == RESET_ON ? "set aside: union.reset=1 asks for the factory state" :
+					       "set aside: a factory reset is pending";
+		return SYSUPGRADE_TRASH;
+	}
+	if (cfg_reset == RESET_KEEP) {
+		*why = "held for the keep list: union.reset=keep";
+		return SYSUPGRADE_KEEPLIST;
+	}
+	if (upgrade == UPGRADE_RESET) {
+		*why = "set aside: the firmware was upgraded and union.upgrade=reset";
+		return SYSUPGRADE_TRASH;
+	}
+	if (upgrade == UPGRADE_KEEPLIST) {
+		*why = "held for the keep list: the firmware was upgraded and union.upgrade=keeplist";
+		return SYSUPGRADE_KEEPLIST;
+	}
+	*why = "restored: the firmware was upgraded and union.upgrade=keep";
+	return SYSUPGRADE_RESTORE;
 }

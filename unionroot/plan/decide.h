@@ -25,4 +25,23 @@ void decide_boot(const struct ur_state *saved, int state_rc, const struct ur_sta
 		 int cfg_reset, int requested, int upgrade, unsigned maxfails,
 		 struct boot_decision *d);
 
+/* OpenWrt's sysupgrade keeps the configuration as sysupgrade.tgz at the top
+ * of the writable branch it flashed (mtd -j on NOR, a fresh ubifs on NAND),
+ * and OpenWrt's preinit unpacks /sysupgrade.tgz of the merged root on the
+ * first boot. Where this boot puts it, by union.upgrade (doc/design.md). */
+enum sysupgrade_action {
+	SYSUPGRADE_NONE,     /* left where it is (or there is none) */
+	SYSUPGRADE_RESTORE,  /* into upper/: /sysupgrade.tgz, which preinit unpacks */
+	SYSUPGRADE_KEEPLIST, /* into .unionroot/: the shim unpacks the keep list's paths */
+	SYSUPGRADE_TRASH,    /* into the trash: the factory state, emptied after the switch */
+};
+/* archive: the branch's top holds sysupgrade.tgz (a regular file);
+ * state_saved: the branch holds a control state, so a boot of ours laid it
+ * out and the archive is not an upgrade's; failsafe: this boot leaves the
+ * branch untouched; cfg_reset, requested, upgrade as decide_boot's. The
+ * action, with *why for the log and the plan (NULL with SYSUPGRADE_NONE
+ * when there is no archive). */
+int decide_sysupgrade(int archive, int state_saved, int failsafe, int cfg_reset, int requested,
+		      int upgrade, const char **why);
+
 #endif

@@ -99,6 +99,7 @@ static void without_copyup(const struct plan_facts *f, struct plan *p)
 		memset(&p->decided, 0, sizeof(p->decided));
 		p->reset_mode = RESET_NONE;
 		p->reset_why = NULL;
+		p->sysupgrade = SYSUPGRADE_NONE;
 		choose_backend(f, p);
 	}
 	if (p->backend == PLAN_COPYUP) {
@@ -118,6 +119,8 @@ static void decide_branch(const struct plan_facts *f, struct plan *p)
 		    c->reset, f->reset_request, c->upgrade, (unsigned)c->maxfails, &p->decided);
 	if (p->decided.failsafe) {
 		p->upper_kind = UPPER_TMPFS;
+		p->sysupgrade = decide_sysupgrade(f->sysupgrade_archive, f->state_saved, 1, c->reset,
+						  f->reset_request, c->upgrade, &p->sysupgrade_why);
 		return;
 	}
 	p->reset_mode = p->decided.reset_mode;
@@ -127,6 +130,8 @@ static void decide_branch(const struct plan_facts *f, struct plan *p)
 			p->reset_mode = RESET_FACTORY;
 		p->reset_why = "requested by 'unionroot reset'";
 	}
+	p->sysupgrade = decide_sysupgrade(f->sysupgrade_archive, f->state_saved, 0, c->reset,
+					  f->reset_request, c->upgrade, &p->sysupgrade_why);
 }
 
 const struct verity_arg *plan_verity(const struct plan *p, unsigned n)

@@ -98,6 +98,7 @@ enum run_kind {
 	RUN_FAILSAFE,       /* the branch is kept read-only at saved/ */
 	RUN_TAKE_RESET,     /* copy-up: a pending reset becomes its marker */
 	RUN_LAYOUT,         /* upper/ work/ .unionroot/, with the plan's reset */
+	RUN_SYSUPGRADE,     /* OpenWrt's sysupgrade.tgz where the plan puts it */
 	RUN_SAVE_STATE,     /* the next control state */
 	RUN_SESSION_COPY,   /* kiosk under copy-up: the saved branch is merged first */
 	RUN_SESSION,        /* kiosk: the branch is kept read-only at saved/ */
@@ -146,6 +147,8 @@ struct plan_facts {
 	struct ur_state saved;         /* the control state read */
 	struct ur_state now;           /* the layers' identities now, nlower 0 unknown */
 	int reset_request;             /* .unionroot/reset is pending */
+	int state_saved;               /* .unionroot/state is there: a boot of ours saved it */
+	int sysupgrade_archive;        /* sysupgrade.tgz, a regular file, at the branch's top */
 	int no_copyup;                 /* this build has no copy-up backend */
 	int no_verity;                 /* nor dm-verity */
 	int no_flash;                  /* nor raw flash (mtd:, ubi:, union.ubi=) */
@@ -168,6 +171,8 @@ struct plan {
 	struct boot_decision decided;  /* failsafe, upgrade, the state to save */
 	int reset_mode;                /* enum reset_mode */
 	const char *reset_why;
+	int sysupgrade;                /* enum sysupgrade_action: OpenWrt's saved configuration */
+	const char *sysupgrade_why;    /* why, NULL when there is none */
 	int session;                   /* kiosk: the saved branch under a tmpfs */
 	int kiosk;                     /* union.session=volatile on a persistent branch: a
 					* tmpfs takes the session (a copy of it in copy-up) */

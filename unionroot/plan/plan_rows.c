@@ -39,6 +39,10 @@ static void device_rows(struct plan *p)
 	if (p->backend == PLAN_COPYUP)
 		add(p, RUN_TAKE_RESET, 0, RUNFAIL_NONE, NULL);
 	add(p, RUN_LAYOUT, 0, RUNFAIL_BRANCH, p->reset_why);
+	/* before the state is saved: until then the archive at the top is
+	 * the next boot's to place, whatever a power cut interrupted */
+	if (p->sysupgrade != SYSUPGRADE_NONE)
+		add(p, RUN_SYSUPGRADE, 0, RUNFAIL_NONE, p->sysupgrade_why);
 	add(p, RUN_SAVE_STATE, 0, RUNFAIL_NONE, NULL);
 	if (!p->kiosk)
 		return;
@@ -147,6 +151,7 @@ const char *plan_row_name(int kind)
 		[RUN_FAILSAFE] = "keep it read-only (failsafe)",
 		[RUN_TAKE_RESET] = "take the reset over (copy-up)",
 		[RUN_LAYOUT] = "lay it out",
+		[RUN_SYSUPGRADE] = "place OpenWrt's sysupgrade.tgz",
 		[RUN_SAVE_STATE] = "save its control state",
 		[RUN_SESSION_COPY] = "bring the saved branch up to date",
 		[RUN_SESSION] = "keep it read-only (kiosk session)",

@@ -122,6 +122,9 @@ static void branch_lines(struct sbuf *sb, const struct plan *p)
 		sbuf_addf(sb, "read-only layer changed; union.upgrade=%s\n", policy[c->upgrade]);
 	else
 		sbuf_add(sb, "no: unchanged since the last boot\n");
+	/* only when OpenWrt's sysupgrade left one: the golden plans stay */
+	if (p->sysupgrade_why)
+		sbuf_addf(sb, KEY "sysupgrade.tgz %s\n", "sysupgrade", p->sysupgrade_why);
 }
 
 static void verity_lines(struct sbuf *sb, const struct plan *p)
