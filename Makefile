@@ -203,15 +203,22 @@ $(BUILD)/unionroot-test: $(T_TEST_OBJ)
 	$(Q)$(TCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
 
 # A board of another architecture names its binary in build.conf
-# (UNIONROOT=aarch64/unionroot): a sub-make builds it with Debian's cross
-# compiler, musl for that architecture and the cross UAPI headers.
+# (UNIONROOT=aarch64/unionroot, mipsel/unionroot): a sub-make builds it with
+# Debian's cross compiler, musl for that architecture and the cross UAPI
+# headers (mipsel: its test build too, for the power cuts of the reset story).
 BOARD_BIN := $(shell sed -n 's/^UNIONROOT=\([^ \#]*\).*/\1/p' board/$(BOARD)/build.conf 2>/dev/null)
 BOARD_BIN := $(BUILD)/$(or $(BOARD_BIN),unionroot)
+BOARD_TEST_BIN := $(dir $(BOARD_BIN))unionroot-test
 
-.PHONY: $(BUILD)/aarch64/unionroot
-$(BUILD)/aarch64/unionroot:
+.PHONY: $(BUILD)/aarch64/unionroot $(BUILD)/aarch64/unionroot-test
+$(BUILD)/aarch64/unionroot $(BUILD)/aarch64/unionroot-test:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/aarch64 MUSLARCH=aarch64-linux-musl \
 		CROSS_COMPILE=aarch64-linux-gnu- UAPI_ASM=/usr/aarch64-linux-gnu/include/asm $@
+
+.PHONY: $(BUILD)/mipsel/unionroot $(BUILD)/mipsel/unionroot-test
+$(BUILD)/mipsel/unionroot $(BUILD)/mipsel/unionroot-test:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/mipsel MUSLARCH=mipsel-linux-musl \
+		CROSS_COMPILE=mipsel-linux-gnu- UAPI_ASM=/usr/mipsel-linux-gnu/include/asm $@
 
 # The overlay-only build (COPYUP=0) in a build directory of its own, as its
 # objects differ; a board names it with UNIONROOT=overlay/unionroot.
@@ -316,7 +323,7 @@ endif
 kernel-builtin: kernel
 	$(Q)tools/build-kernel $(BOARD) $(BUILD) >/dev/null
 
-initramfs: $(BOARD_BIN) $(BUILD)/unionroot-test $(BUILD)/host/mkcpio kernel
+initramfs: $(BOARD_BIN) $(BOARD_TEST_BIN) $(BUILD)/host/mkcpio kernel
 	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) $(if $(MODULES),--modules $(MODULES))
 	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) --test $(if $(MODULES),--modules $(MODULES))
 	$(Q)$(if $(wildcard board/$(BOARD)/live.conf),tools/mkinitramfs $(BOARD) $(BUILD) --conf board/$(BOARD)/live.conf live $(if $(MODULES),--modules $(MODULES)))
@@ -340,7 +347,7 @@ demo: deps
 	$(Q)board/$(BOARD)/run $(BUILD)/$(BOARD) $(if $(ROOTFS),--rootfs $(ROOTFS)) $(if $(LOWER),--lower $(LOWER)) $(if $(RESET),--reset) $(if $(CMD),--cmd "$(CMD)") $(if $(APPEND),--append "$(APPEND)")
 
 # Boards whose QEMU stories make check runs besides BOARD's own.
-CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64 qemu-x86_64-emmc
+CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64 qemu-x86_64-emmc qemu-mipsel
 
 # The boards with a kernel of their own (board/B/kernel.config): make check
 # builds those kernels in the background while the tests run
