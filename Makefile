@@ -153,7 +153,7 @@ H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 UNIT_INIT := init/tool.c init/tool_place.c init/watchdog.c
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC) $(UNIT_INIT))
 
-.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut deb live-build fuzz soak bigendian
+.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut deb live-build fuzz soak bigendian mipsel32
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
 
 deps:
@@ -305,6 +305,17 @@ BE_PROGS = unit-tests unit-init $(addprefix fuzz-replay/,$(FUZZ_TGT))
 bigendian:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/s390x HOSTCC=$(BE_CC) SAN= HLDFLAGS=-static \
 		$(addprefix $(BUILD)/s390x/host/,$(BE_PROGS))
+
+# make mipsel32: the unit tests (unit-tests, unit-init) built for 32-bit
+# little-endian MIPS by Debian's cross compiler with glibc's 64-bit off_t
+# and time_t (as musl has them everywhere), static and without sanitizers,
+# in BUILD/mipsel32/host/; tests/host/mipsel32.sh runs them under qemu-user:
+# the system calls and struct layouts that differ on a 32-bit target.
+M32_CC  ?= mipsel-linux-gnu-gcc
+mipsel32:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/mipsel32 SAN= HLDFLAGS=-static \
+		HOSTCC="$(M32_CC) -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64" \
+		$(BUILD)/mipsel32/host/unit-tests $(BUILD)/mipsel32/host/unit-init
 
 # Your own kernel: KERNEL=path/to/bzImage MODULES=INSTALL_MOD_PATH (the
 # directory "make modules_install INSTALL_MOD_PATH=…" filled); without them
