@@ -67,12 +67,13 @@ TLINK   := -static-pie
 else ifeq ($(LIBC),glibc)
 # glibc: its own kernel headers (the toolchain's), the canary where glibc
 # keeps it (the thread's, %fs:0x28), its checked memcpy and the like
-# (_FORTIFY_SOURCE), and static-pie where the toolchain has glibc's
+# (_FORTIFY_SOURCE), 64-bit off_t and time_t on a 32-bit target too (as
+# musl has them; no-ops on 64-bit), and static-pie where the toolchain has glibc's
 # rcrt1.o (Debian's amd64 and arm64; not its s390x cross libc), else static.
 TCC     := $(CC)
 TARCH   := $(shell $(CC) -dumpmachine)
 TDEPS   :=
-TLIBC   := -D_FORTIFY_SOURCE=2
+TLIBC   := -D_FORTIFY_SOURCE=2 -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
 TSTACK  :=
 TLINK   := $(shell echo 'int main(void) { return 0; }' | $(CC) $(if $(SYSROOT),--sysroot=$(SYSROOT)) \
              -x c - -static-pie -o /dev/null >/dev/null 2>&1 && echo -static-pie || echo -static)
