@@ -3,12 +3,13 @@
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # The 32-bit MIPS router board (qemu-system-mipsel -M malta, TCG, Debian's
 # 4kc-malta kernel): the cross-built unionroot (musl, mipsel) on a squashfs
-# and an ext4 writable branch on the malta's own IDE (PIIX4). One disk goes
-# through five boots: a blank branch formatted on the first boot with the
+# and an ext4 writable branch, partitions "rootfs" and "rootfs_data" of one
+# disk on the malta's own IDE (PIIX4). That disk goes through five boots: a blank branch formatted on the first boot with the
 # image's own mkfs.ext4, union.maxfails=1 making the second boot failsafe,
 # the third showing the first's changes and asking for a reset, the fourth
 # cut dead in the middle of that reset (the test build's crash point, sysrq
 # b with no sync, as the reset tests do), the fifth finishing it: factory.
+# Then two boots with the settings on raw flash (block2mtd, jffs2).
 BOARD=qemu-mipsel
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -16,6 +17,7 @@ if ! command -v qemu-system-mipsel >/dev/null; then
 	skip qemu-mipsel "qemu-system-mipsel not installed (qemu-system-mips)"
 	exit 0
 fi
+need_tools qemu-mipsel sfdisk || exit 0
 for f in "$OUTDIR/vmlinuz" "$OUTDIR/initramfs.cpio.gz" "$OUTDIR/initramfs-test.cpio.gz" "$OUTDIR/rootfs.squashfs"; do
 	[ -f "$f" ] || { skip qemu-mipsel "$f missing (make initramfs images BOARD=$BOARD)"; exit 0; }
 done
@@ -23,9 +25,9 @@ scratch mipsel
 U=/run/unionroot/bin/unionroot
 ST='echo "MARK-failsafe=$(sed -n "s/^failsafe=//p" /run/unionroot/status)"
 	echo "MARK-upper=$(sed -n "s/^upper_state=//p" /run/unionroot/status)"'
-# A blank writable disk: all zeros, as a new flash chip's partition reads.
-DATA=$T/data.img
-truncate -s 64M "$DATA"
+# The board's disk with a blank rootfs_data: all zeros, as a new eMMC reads.
+DATA=$T/disk.img
+"$ROOT_DIR/board/$BOARD/mkdisk" "$OUTDIR/rootfs.squashfs" "$DATA"
 export BOOT_TIMEOUT=180
 
 if boot "$T/1.log" "$DATA" '
@@ -55,7 +57,7 @@ if boot "$T/1.log" "$DATA" '
 	expect "mipsel: the lower is on the malta's IDE" "$T/1.log" '^real-init: status: lower1_driver=ata_piix'
 	expect "mipsel: a blank branch is formatted with the image's mkfs.ext4" "$T/1.log" \
 		"/sbin/mkfs.ext4: none in this initramfs; running read-only layer 1's own"
-	expect "mipsel: the first boot's branch is ext4 on IDE" "$T/1.log" '^MARK-upper=persistent on /dev/sdb \(ext4\)'
+	expect "mipsel: the first boot's branch is ext4 on IDE" "$T/1.log" '^MARK-upper=persistent on /dev/sda2 \(ext4\)'
 	expect "mipsel: the image's e2fsck checks the branch" "$T/2.log" "/sbin/e2fsck: none in this initramfs; running read-only layer 1's own"
 	expect "mipsel: a boot without boot-ok past union.maxfails=1 is failsafe" "$T/2.log" '^MARK-failsafe=1 boot'
 	expect "mipsel: failsafe: a volatile branch" "$T/2.log" '^MARK-upper=volatile: failsafe'
@@ -73,8 +75,28 @@ if boot "$T/1.log" "$DATA" '
 	expect "mipsel: the boot after the cut is factory: the image's file is back" "$T/5.log" '^MARK-factory=factory'
 	expect "mipsel: the boot after the cut is factory: the user's file is gone" "$T/5.log" '^MARK-persist-gone'
 	expect "mipsel: the reset is finished, none pending" "$T/5.log" '^MARK-pending=no'
-	expect "mipsel: the branch after the reset is persistent" "$T/5.log" '^MARK-upper=persistent on /dev/sdb \(ext4\)'
+	expect "mipsel: the branch after the reset is persistent" "$T/5.log" '^MARK-upper=persistent on /dev/sda2 \(ext4\)'
 else
 	fail "mipsel boots" "no clean boot (see $T/[1-5].log)"
 	keep_log "$T"/[1-5].log
+fi
+
+# --- settings on raw flash: jffs2 on an erased partition ----------------------
+# block2mtd (a module of Debian's mipsel kernel) turns the disk's second
+# partition, erased (0xff), into the MTD partition rootfs_data; erased flash
+# mounts as an empty jffs2, no mkfs.
+FLASH=$T/flash.img
+"$ROOT_DIR/board/$BOARD/mkdisk" "$OUTDIR/rootfs.squashfs" "$FLASH" --erased
+MTD=(--append "block2mtd.block2mtd=/dev/sda2,128KiB,rootfs_data union.upper=mtd:rootfs_data")
+if boot "$T/f1.log" "$FLASH" "$ST
+	$(change_root flash)" "${MTD[@]}" &&
+	boot "$T/f2.log" "$FLASH" "$SHOW_CHANGES" "${MTD[@]}"; then
+	expect "mipsel flash: erased flash is an empty jffs2" "$T/f1.log" \
+		'mtd:rootfs_data is /dev/mtdblock0 \(mtd0, erased flash: mounts as an empty jffs2\)'
+	expect "mipsel flash: the root is an overlay on jffs2" "$T/f1.log" '^MARK-upper=persistent on /dev/mtdblock0 \(jffs2\)'
+	expect "mipsel flash: settings on flash survive a reboot" "$T/f2.log" '^MARK-persist=flash'
+	expect "mipsel flash: a file deleted from the image stays deleted" "$T/f2.log" '^MARK-factory-gone'
+else
+	fail "mipsel flash boots" "no clean boot (see $T/f1.log, $T/f2.log)"
+	keep_log "$T"/f[12].log
 fi
