@@ -67,12 +67,13 @@ TLINK   := -static-pie
 else ifeq ($(LIBC),glibc)
 # glibc: its own kernel headers (the toolchain's), the canary where glibc
 # keeps it (the thread's, %fs:0x28), its checked memcpy and the like
-# (_FORTIFY_SOURCE), and static-pie where the toolchain has glibc's
+# (_FORTIFY_SOURCE), 64-bit off_t and time_t on a 32-bit target too (as
+# musl has them; no-ops on 64-bit), and static-pie where the toolchain has glibc's
 # rcrt1.o (Debian's amd64 and arm64; not its s390x cross libc), else static.
 TCC     := $(CC)
 TARCH   := $(shell $(CC) -dumpmachine)
 TDEPS   :=
-TLIBC   := -D_FORTIFY_SOURCE=2
+TLIBC   := -D_FORTIFY_SOURCE=2 -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
 TSTACK  :=
 TLINK   := $(shell echo 'int main(void) { return 0; }' | $(CC) $(if $(SYSROOT),--sysroot=$(SYSROOT)) \
              -x c - -static-pie -o /dev/null >/dev/null 2>&1 && echo -static-pie || echo -static)
@@ -153,7 +154,7 @@ H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 UNIT_INIT := init/tool.c init/tool_place.c init/watchdog.c
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC) $(UNIT_INIT))
 
-.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut deb live-build fuzz soak bigendian
+.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut deb live-build fuzz soak bigendian mipsel32
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
 
 deps:
@@ -203,15 +204,22 @@ $(BUILD)/unionroot-test: $(T_TEST_OBJ)
 	$(Q)$(TCC) $(TCFLAGS) $(TLDFLAGS) $^ -o $@
 
 # A board of another architecture names its binary in build.conf
-# (UNIONROOT=aarch64/unionroot): a sub-make builds it with Debian's cross
-# compiler, musl for that architecture and the cross UAPI headers.
+# (UNIONROOT=aarch64/unionroot, mipsel/unionroot): a sub-make builds it with
+# Debian's cross compiler, musl for that architecture and the cross UAPI
+# headers (mipsel: its test build too, for the power cuts of the reset story).
 BOARD_BIN := $(shell sed -n 's/^UNIONROOT=\([^ \#]*\).*/\1/p' board/$(BOARD)/build.conf 2>/dev/null)
 BOARD_BIN := $(BUILD)/$(or $(BOARD_BIN),unionroot)
+BOARD_TEST_BIN := $(dir $(BOARD_BIN))unionroot-test
 
-.PHONY: $(BUILD)/aarch64/unionroot
-$(BUILD)/aarch64/unionroot:
+.PHONY: $(BUILD)/aarch64/unionroot $(BUILD)/aarch64/unionroot-test
+$(BUILD)/aarch64/unionroot $(BUILD)/aarch64/unionroot-test:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/aarch64 MUSLARCH=aarch64-linux-musl \
 		CROSS_COMPILE=aarch64-linux-gnu- UAPI_ASM=/usr/aarch64-linux-gnu/include/asm $@
+
+.PHONY: $(BUILD)/mipsel/unionroot $(BUILD)/mipsel/unionroot-test
+$(BUILD)/mipsel/unionroot $(BUILD)/mipsel/unionroot-test:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/mipsel MUSLARCH=mipsel-linux-musl \
+		CROSS_COMPILE=mipsel-linux-gnu- UAPI_ASM=/usr/mipsel-linux-gnu/include/asm $@
 
 # The overlay-only build (COPYUP=0) in a build directory of its own, as its
 # objects differ; a board names it with UNIONROOT=overlay/unionroot.
@@ -299,6 +307,17 @@ bigendian:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/s390x HOSTCC=$(BE_CC) SAN= HLDFLAGS=-static \
 		$(addprefix $(BUILD)/s390x/host/,$(BE_PROGS))
 
+# make mipsel32: the unit tests (unit-tests, unit-init) built for 32-bit
+# little-endian MIPS by Debian's cross compiler with glibc's 64-bit off_t
+# and time_t (as musl has them everywhere), static and without sanitizers,
+# in BUILD/mipsel32/host/; tests/host/mipsel32.sh runs them under qemu-user:
+# the system calls and struct layouts that differ on a 32-bit target.
+M32_CC  ?= mipsel-linux-gnu-gcc
+mipsel32:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/mipsel32 SAN= HLDFLAGS=-static \
+		HOSTCC="$(M32_CC) -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64" \
+		$(BUILD)/mipsel32/host/unit-tests $(BUILD)/mipsel32/host/unit-init
+
 # Your own kernel: KERNEL=path/to/bzImage MODULES=INSTALL_MOD_PATH (the
 # directory "make modules_install INSTALL_MOD_PATH=…" filled); without them
 # the board's Debian kernel package is fetched.
@@ -316,7 +335,7 @@ endif
 kernel-builtin: kernel
 	$(Q)tools/build-kernel $(BOARD) $(BUILD) >/dev/null
 
-initramfs: $(BOARD_BIN) $(BUILD)/unionroot-test $(BUILD)/host/mkcpio kernel
+initramfs: $(BOARD_BIN) $(BOARD_TEST_BIN) $(BUILD)/host/mkcpio kernel
 	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) $(if $(MODULES),--modules $(MODULES))
 	$(Q)tools/mkinitramfs $(BOARD) $(BUILD) --test $(if $(MODULES),--modules $(MODULES))
 	$(Q)$(if $(wildcard board/$(BOARD)/live.conf),tools/mkinitramfs $(BOARD) $(BUILD) --conf board/$(BOARD)/live.conf live $(if $(MODULES),--modules $(MODULES)))
@@ -340,7 +359,7 @@ demo: deps
 	$(Q)board/$(BOARD)/run $(BUILD)/$(BOARD) $(if $(ROOTFS),--rootfs $(ROOTFS)) $(if $(LOWER),--lower $(LOWER)) $(if $(RESET),--reset) $(if $(CMD),--cmd "$(CMD)") $(if $(APPEND),--append "$(APPEND)")
 
 # Boards whose QEMU stories make check runs besides BOARD's own.
-CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64 qemu-x86_64-emmc
+CHECK_BOARDS ?= qemu-x86_64-flash qemu-aarch64 qemu-x86_64-emmc qemu-mipsel
 
 # The boards with a kernel of their own (board/B/kernel.config): make check
 # builds those kernels in the background while the tests run

@@ -111,7 +111,9 @@ static int initramfs_root(void)
 	struct statfs sfs;
 	int fd;
 
-	if (sys_statfs("/", &sfs) < 0 || (sfs.f_type != RAMFS_MAGIC && sfs.f_type != TMPFS_MAGIC)) {
+	/* f_type is a signed word in 32-bit glibc, where ramfs' magic is negative */
+	if (sys_statfs("/", &sfs) < 0 ||
+	    ((unsigned long)sfs.f_type != RAMFS_MAGIC && (unsigned long)sfs.f_type != TMPFS_MAGIC)) {
 		log_warn("/ is not an initramfs; not deleting anything from it");
 		return -1;
 	}

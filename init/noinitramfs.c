@@ -91,7 +91,9 @@ void noinitramfs_setup(struct boot *b)
 	struct statfs sfs;
 	struct stat st;
 
-	if (sys_statfs("/", &sfs) < 0 || sfs.f_type == RAMFS_MAGIC || sfs.f_type == TMPFS_MAGIC)
+	/* f_type is a signed word in 32-bit glibc, where ramfs' magic is negative */
+	if (sys_statfs("/", &sfs) < 0 || (unsigned long)sfs.f_type == RAMFS_MAGIC ||
+	    (unsigned long)sfs.f_type == TMPFS_MAGIC)
 		return; /* an initramfs: the normal path */
 	b->pivot = 1;
 	if (!b->cfg.init[0] || same_file(b->cfg.init, "/proc/self/exe")) {

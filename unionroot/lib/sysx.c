@@ -269,9 +269,26 @@ int sys_fcntl(int fd, int cmd, long arg)
 	return rc < 0 ? -errno : (int)rc;
 }
 
+/* The time calls as the kernel numbers them for this libc's time_t: a
+ * 32-bit target (mipsel, arm) with musl's 64-bit time_t needs the _time64
+ * calls, whose struct __kernel_timespec is musl's struct timespec; the plain
+ * numbers there take 32-bit seconds and would read the wrong fields (musl
+ * names the plain clock_gettime clock_gettime32). A 64-bit target has no
+ * _time64 calls: its plain ones are 64-bit. */
+#ifndef SYS_clock_gettime
+#define SYS_clock_gettime SYS_clock_gettime32
+#endif
+#ifdef SYS_clock_gettime64
+#define TIME64(plain, t64) (sizeof(time_t) > sizeof(long) ? (t64) : (plain))
+#else
+#define TIME64(plain, t64) (plain)
+#endif
+#define NR_CLOCK_GETTIME TIME64(SYS_clock_gettime, SYS_clock_gettime64)
+#define NR_UTIMENSAT TIME64(SYS_utimensat, SYS_utimensat_time64)
+
 int sys_utimensat(int dir, const char *name, const struct timespec ts[2], int flags)
 {
-	return syscall(SYS_utimensat, dir, name, ts, flags) < 0 ? -errno : 0;
+	return syscall(NR_UTIMENSAT, dir, name, ts, flags) < 0 ? -errno : 0;
 }
 
 int sys_fchmodat(int dir, const char *name, mode_t mode)
@@ -343,7 +360,7 @@ uint64_t sys_now_ms(void)
 
 	/* the syscall, not clock_gettime(): musl's looks the vDSO up first
 	 * (1 KB of ELF parsing) for a clock read a few hundred times a boot */
-	if (syscall(SYS_clock_gettime, CLOCK_BOOTTIME, &ts) < 0)
+	if (syscall(NR_CLOCK_GETTIME, CLOCK_BOOTTIME, &ts) < 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }

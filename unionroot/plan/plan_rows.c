@@ -90,13 +90,15 @@ void plan_rows(struct plan *p)
 	add(p, RUN_WAIT_MEDIA, 0, RUNFAIL_STOP, NULL);
 	if (p->upper_failed && not_found(f))
 		add(p, RUN_FALLBACK, 0, RUNFAIL_NONE, p->fallback_why);
-	if (f->upper_present == PRESENT_YES && p->upper_kind == UPPER_DEVICE && !p->upper_failed &&
-	    (f->upper_marked || (!(f->upper_type && f->upper_type[0]) && !f->cfg->upperfs[0])))
-		add(p, RUN_FORMAT, 0, RUNFAIL_NONE, NULL);
 	if (p->nverity || p->verity_refused[0] || p->verity_left_out)
 		add(p, RUN_VERIFY, 0, RUNFAIL_VERITY, NULL);
 	for (unsigned i = 1; i <= p->nlayers; i++)
 		add(p, RUN_MOUNT_LOWER, i, RUNFAIL_STOP, NULL);
+	/* after the read-only layers: an image's own mkfs can format it (a
+	 * board whose initramfs carries no tools of the target's) */
+	if (f->upper_present == PRESENT_YES && p->upper_kind == UPPER_DEVICE && !p->upper_failed &&
+	    (f->upper_marked || (!(f->upper_type && f->upper_type[0]) && !f->cfg->upperfs[0])))
+		add(p, RUN_FORMAT, 0, RUNFAIL_NONE, NULL);
 	if (p->persist_make && p->upper_kind == UPPER_DEVICE && !p->upper_failed)
 		add(p, p->persist_part ? RUN_MAKE_PART : RUN_MAKE_PERSIST, 0, RUNFAIL_BRANCH,
 		    "union.persist.size");
