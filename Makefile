@@ -211,12 +211,16 @@ BOARD_BIN := $(shell sed -n 's/^UNIONROOT=\([^ \#]*\).*/\1/p' board/$(BOARD)/bui
 BOARD_BIN := $(BUILD)/$(or $(BOARD_BIN),unionroot)
 BOARD_TEST_BIN := $(dir $(BOARD_BIN))unionroot-test
 
+# The two sub-makes share their objects: the test build's waits for the
+# other's, else under -j both compile, and link, the same files at once.
 .PHONY: $(BUILD)/aarch64/unionroot $(BUILD)/aarch64/unionroot-test
+$(BUILD)/aarch64/unionroot-test: $(BUILD)/aarch64/unionroot
 $(BUILD)/aarch64/unionroot $(BUILD)/aarch64/unionroot-test:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/aarch64 MUSLARCH=aarch64-linux-musl \
 		CROSS_COMPILE=aarch64-linux-gnu- UAPI_ASM=/usr/aarch64-linux-gnu/include/asm $@
 
 .PHONY: $(BUILD)/mipsel/unionroot $(BUILD)/mipsel/unionroot-test
+$(BUILD)/mipsel/unionroot-test: $(BUILD)/mipsel/unionroot
 $(BUILD)/mipsel/unionroot $(BUILD)/mipsel/unionroot-test:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/mipsel MUSLARCH=mipsel-linux-musl \
 		CROSS_COMPILE=mipsel-linux-gnu- UAPI_ASM=/usr/mipsel-linux-gnu/include/asm $@
