@@ -70,6 +70,8 @@ void status_write(struct boot *b)
 	static char spec[SPEC_LIST_MAX + 1][SPEC_VALUE_MAX + 16], driver[SPEC_LIST_MAX + 1][64];
 	struct sbuf sb;
 	int dir;
+	unsigned nconf;
+	const struct spec *conf = config_layers(&b->cfg, &nconf);
 
 	_Static_assert(SPEC_LIST_MAX <= RUNSTATE_LOWER_MAX, "the record holds every layer");
 	_Static_assert(LOG_KEEP <= RUNSTATE_MESSAGES_MAX, "the record holds every kept message");
@@ -80,7 +82,8 @@ void status_write(struct boot *b)
 	for (unsigned i = 0; i < b->nlower; i++) {
 		struct runstate_lower *l = &rs.lower[i];
 
-		IGNORE(spec_format(&b->lower[i], spec[i], sizeof(spec[i]))); /* cut is fine here */
+		/* the SPEC configured: an nbd: layer's b->lower became its device */
+		IGNORE(spec_format(i < nconf ? &conf[i] : &b->lower[i], spec[i], sizeof(spec[i]))); /* cut is fine here */
 		l->spec = spec[i];
 		l->dev = b->lower_dev[i];
 		l->type = b->lower_type[i];

@@ -118,6 +118,7 @@ static const struct param params[] = {
 	STR("rootflags", P_OPTS, rootflags),
 	FLAG("rootwait", rootwait),
 	UINT("rootdelay", rootdelay, 0, 3600),
+	STR("ip", P_OPTS, ip),
 	STR("init", P_PATH, init),
 };
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/sbuf.h"
+#include "net/dhcp.h"
 
 /* Arrays, not pointers: static-pie relocates each pointer at start-up. */
 static const struct {
@@ -19,6 +20,7 @@ static const struct {
 	{ "PARTLABEL=", SPEC_PARTLABEL },
 	{ "mtd:", SPEC_MTD },
 	{ "ubi:", SPEC_UBI },
+	{ "nbd:", SPEC_NBD },
 };
 
 const char *spec_kind_name(int kind)
@@ -26,7 +28,7 @@ const char *spec_kind_name(int kind)
 	static const char names[][10] = {
 		[SPEC_DEV] = "device", [SPEC_LABEL] = "LABEL", [SPEC_UUID] = "UUID",
 		[SPEC_PARTUUID] = "PARTUUID", [SPEC_PARTLABEL] = "PARTLABEL",
-		[SPEC_MTD] = "mtd", [SPEC_UBI] = "ubi", [SPEC_AUTO] = "auto",
+		[SPEC_MTD] = "mtd", [SPEC_UBI] = "ubi", [SPEC_AUTO] = "auto", [SPEC_NBD] = "nbd",
 	};
 
 	if (kind < 0 || (size_t)kind >= ARRAY_SIZE(names))
@@ -124,7 +126,7 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 		}
 		if (out->kind < 0)
 			return fail(err, errlen, -EINVAL,
-				    "not a SPEC (want /dev/NAME, LABEL=, UUID=, PARTUUID=, PARTLABEL=, mtd:, ubi: or auto)");
+				    "not a SPEC (want /dev/NAME, LABEL=, UUID=, PARTUUID=, PARTLABEL=, mtd:, ubi:, nbd: or auto)");
 		vlen = base_end - skip;
 		if (vlen == 0 || (out->kind == SPEC_DEV && vlen == 5))
 			return fail(err, errlen, -EINVAL, "SPEC names no device");
@@ -135,6 +137,14 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 	}
 	if (out->kind == SPEC_DEV && has_dotdot(out->value, vlen))
 		return fail(err, errlen, -EINVAL, "device path leaves /dev");
+	if (out->kind == SPEC_NBD) {
+		uint32_t addr;
+		unsigned port;
+		const char *name;
+
+		if (spec_nbd_split(out->value, &addr, &port, &name) < 0)
+			return fail(err, errlen, -EINVAL, SPEC_NBD_WHY);
+	}
 	if ((out->kind == SPEC_UUID || out->kind == SPEC_PARTUUID) && !valid_uuid(out->value))
 		return fail(err, errlen, -EINVAL, "UUID holds characters other than hex digits and '-'");
 
@@ -206,6 +216,7 @@ int spec_format(const struct spec *s, char *buf, size_t cap)
 		break;
 	case SPEC_MTD:
 	case SPEC_UBI:
+	case SPEC_NBD:
 		sbuf_addf(&sb, "%s:%s", spec_kind_name(s->kind), s->value);
 		break;
 	default:
@@ -217,4 +228,26 @@ int spec_format(const struct spec *s, char *buf, size_t cap)
 	if (s->deadline >= 0)
 		sbuf_addf(&sb, "@%d", s->deadline);
 	return sbuf_done(&sb);
+}
+
+int spec_nbd_split(const char *value, uint32_t *addr, unsigned *port, const char **export_name)
+{
+	const char *colon = strchr(value, ':'), *slash;
+	unsigned v = 0;
+
+	if (!colon || ipv4_parse(value, (size_t)(colon - value), addr) < 0)
+		return -EINVAL;
+	slash = strchr(colon, '/');
+	if (!slash || slash == colon + 1 || slash - colon > 6)
+		return -EINVAL;
+	for (const char *p = colon + 1; p < slash; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (v == 0 || v > 65535)
+		return -EINVAL;
+	*port = v;
+	*export_name = slash + 1;
+	return 0;
 }
