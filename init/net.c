@@ -230,6 +230,7 @@ int step_net(struct boot *b, struct step_out *o)
 	int sock, rc, dhcp;
 
 	memset(&ip, 0, sizeof(ip));
+	memset(&l, 0, sizeof(l));
 	if (b->cfg.ip[0] && ip_param_parse(b->cfg.ip, &ip) < 0) {
 		IGNORE(strfmt(o->why, sizeof(o->why), "network: ip=%s: %s", b->cfg.ip, ip.why));
 		return -EINVAL;

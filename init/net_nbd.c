@@ -83,7 +83,7 @@ static int handshake(int fd, struct nbd_hs *h)
 		}
 		if (rc == NBD_DONE)
 			break;
-		off = have = 0;
+		off = 0;
 		n = sys_read(fd, buf, sizeof(buf));
 		if (n == 0)
 			return nbd_eof(h);

@@ -64,14 +64,21 @@ static const char *mode_of(const struct boot *b)
 /* the record's values: what the boot learnt, as runstate.h spells it */
 static struct runstate rs;
 
+/* Layer i's SPEC as configured: an nbd: layer's b->lower became its device. */
+static const struct spec *layer_spec(const struct boot *b, unsigned i)
+{
+	unsigned n;
+	const struct spec *conf = config_layers(&b->cfg, &n);
+
+	return i < n ? &conf[i] : &b->lower[i];
+}
+
 void status_write(struct boot *b)
 {
 	static char text[RECORD_MAX];
 	static char spec[SPEC_LIST_MAX + 1][SPEC_VALUE_MAX + 16], driver[SPEC_LIST_MAX + 1][64];
 	struct sbuf sb;
 	int dir;
-	unsigned nconf;
-	const struct spec *conf = config_layers(&b->cfg, &nconf);
 
 	_Static_assert(SPEC_LIST_MAX <= RUNSTATE_LOWER_MAX, "the record holds every layer");
 	_Static_assert(LOG_KEEP <= RUNSTATE_MESSAGES_MAX, "the record holds every kept message");
@@ -82,8 +89,7 @@ void status_write(struct boot *b)
 	for (unsigned i = 0; i < b->nlower; i++) {
 		struct runstate_lower *l = &rs.lower[i];
 
-		/* the SPEC configured: an nbd: layer's b->lower became its device */
-		IGNORE(spec_format(i < nconf ? &conf[i] : &b->lower[i], spec[i], sizeof(spec[i]))); /* cut is fine here */
+		IGNORE(spec_format(layer_spec(b, i), spec[i], sizeof(spec[i]))); /* cut is fine here */
 		l->spec = spec[i];
 		l->dev = b->lower_dev[i];
 		l->type = b->lower_type[i];

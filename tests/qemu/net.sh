@@ -8,7 +8,9 @@
 # address by QEMU's DHCP), the status naming the layer, the server and the
 # address, /run/unionroot/net for the real init; DHCP failing (a NIC on a
 # hub with nothing else on it) and the server absent (an address nothing
-# answers on), each to union.onfail=halt in one line. Three boots.
+# answers on), each to union.onfail=halt in one line; a virtio-net NIC
+# too; and a local boot with an e1000 present loads no NIC driver. Five
+# boots, about 25 s each.
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -70,7 +72,6 @@ boot "$T/nodhcp.log" none 'true' --lower none --net 'hubport,id=n0,hubid=1' --ni
 expect "net: no DHCP lease is one line, then union.onfail=halt" "$T/nodhcp.log" \
 	'unionroot: network: no DHCP lease on eth0 by the deadline \([0-9]+ DISCOVERs sent\); powering off \(union.onfail=halt\)'
 expect_not "net: nothing runs without the network layer (no lease)" "$T/nodhcp.log" "$NOBOOT" "the real init ran"
-keep_log "$T/nodhcp.log"
 
 # 3. the server absent: nothing answers at 10.0.2.101 (restrict=on drops it)
 boot "$T/noserver.log" none 'true' --lower none --net "$USERNET" --nic e1000 \
@@ -78,4 +79,22 @@ boot "$T/noserver.log" none 'true' --lower none --net "$USERNET" --nic e1000 \
 expect "net: an absent server is one line, then union.onfail=halt" "$T/noserver.log" \
 	'unionroot: read-only layer 1: nbd server 10\.0\.2\.101:10809/root unreachable: [^;]+; powering off \(union.onfail=halt\)'
 expect_not "net: nothing runs without the network layer (no server)" "$T/noserver.log" "$NOBOOT" "the real init ran"
-keep_log "$T/noserver.log"
+
+# 4. the same layer on a virtio-net NIC
+if ! boot "$T/virtio.log" none 'echo MARK-virtio-root' --lower none --net "$USERNET" --nic virtio-net-pci \
+	--append "union.lower=$NBD union.upper=tmpfs union.wait=30"; then
+	keep_log "$T/virtio.log"
+fi
+expect "net: an nbd: layer boots on a virtio-net NIC too" "$T/virtio.log" '^MARK-virtio-root'
+expect "net: virtio_net's address by DHCP" "$T/virtio.log" 'unionroot: network: eth0 10\.0\.2\.15 \(DHCP\)'
+expect_not "net: the virtio boot loads no e1000" "$T/virtio.log" 'e1000: Intel' "e1000 loaded without its NIC"
+
+# 5. a boot without a network layer on a machine with an e1000: no NIC
+# driver, no nbd, no network step (the board's own disk layer)
+if ! boot "$T/local.log" none 'echo MARK-local-root' --net 'hubport,id=n0,hubid=1' --nic e1000 \
+	--append 'union.upper=tmpfs'; then
+	keep_log "$T/local.log"
+fi
+expect "net: a local boot with a NIC present reaches the real init" "$T/local.log" '^MARK-local-root'
+expect_not "net: a boot without a network layer loads no NIC driver nor nbd" "$T/local.log" \
+	'e1000: Intel|nbd: registered|unionroot: network' "the network's drivers loaded for a local boot"

@@ -63,6 +63,22 @@ static int valid_uuid(const char *v)
 	return 1;
 }
 
+/* The base's value as its kind wants it: 1, or 0 with why in err. */
+static int valid_value(const struct spec *s, size_t vlen, char *err, size_t errlen)
+{
+	uint32_t addr;
+	unsigned port;
+	const char *name;
+
+	if (s->kind == SPEC_DEV && has_dotdot(s->value, vlen))
+		return fail(err, errlen, 0, "device path leaves /dev");
+	if (s->kind == SPEC_NBD && spec_nbd_split(s->value, &addr, &port, &name) < 0)
+		return fail(err, errlen, 0, SPEC_NBD_WHY);
+	if ((s->kind == SPEC_UUID || s->kind == SPEC_PARTUUID) && !valid_uuid(s->value))
+		return fail(err, errlen, 0, "UUID holds characters other than hex digits and '-'");
+	return 1;
+}
+
 /* Splits "@digits" off the end; returns the new length. */
 static size_t take_deadline(const char *t, size_t n, int *deadline, int *bad)
 {
@@ -135,18 +151,8 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 		memcpy(out->value, text + skip, vlen);
 		out->value[vlen] = '\0';
 	}
-	if (out->kind == SPEC_DEV && has_dotdot(out->value, vlen))
-		return fail(err, errlen, -EINVAL, "device path leaves /dev");
-	if (out->kind == SPEC_NBD) {
-		uint32_t addr;
-		unsigned port;
-		const char *name;
-
-		if (spec_nbd_split(out->value, &addr, &port, &name) < 0)
-			return fail(err, errlen, -EINVAL, SPEC_NBD_WHY);
-	}
-	if ((out->kind == SPEC_UUID || out->kind == SPEC_PARTUUID) && !valid_uuid(out->value))
-		return fail(err, errlen, -EINVAL, "UUID holds characters other than hex digits and '-'");
+	if (!valid_value(out, vlen, err, errlen))
+		return -EINVAL;
 
 	while (seg) {
 		const char *p = seg + 1, *next = NULL;
