@@ -9,8 +9,8 @@
 # address, /run/unionroot/net for the real init; DHCP failing (a NIC on a
 # hub with nothing else on it) and the server absent (an address nothing
 # answers on), each to union.onfail=halt in one line; a virtio-net NIC
-# too; and a local boot with an e1000 present loads no NIC driver. Five
-# boots, about 25 s each.
+# too; ip= instead of DHCP; and a local boot with an e1000 present loads
+# no NIC driver. Six boots, about 25 s each.
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -89,7 +89,15 @@ expect "net: an nbd: layer boots on a virtio-net NIC too" "$T/virtio.log" '^MARK
 expect "net: virtio_net's address by DHCP" "$T/virtio.log" 'unionroot: network: eth0 10\.0\.2\.15 \(DHCP\)'
 expect_not "net: the virtio boot loads no e1000" "$T/virtio.log" 'e1000: Intel' "e1000 loaded without its NIC"
 
-# 5. a boot without a network layer on a machine with an e1000: no NIC
+# 5. ip= in the kernel's syntax: the address set as given, no DHCP
+if ! boot "$T/static.log" none 'grep -h PROTO /run/unionroot/net /run/net-eth0.conf' --lower none --net "$USERNET" \
+	--nic e1000 --append "union.lower=$NBD union.upper=tmpfs union.wait=30 ip=10.0.2.15::10.0.2.2:255.255.255.0::eth0:off"; then
+	keep_log "$T/static.log"
+fi
+expect "net: ip= sets the address it names" "$T/static.log" 'unionroot: network: eth0 10\.0\.2\.15 \(ip=\)'
+expect "net: the records say the address was static" "$T/static.log" "^PROTO='none'"
+
+# 6. a boot without a network layer on a machine with an e1000: no NIC
 # driver, no nbd, no network step (the board's own disk layer)
 if ! boot "$T/local.log" none 'echo MARK-local-root' --net 'hubport,id=n0,hubid=1' --nic e1000 \
 	--append 'union.upper=tmpfs'; then
