@@ -121,11 +121,16 @@ NOFLASH_SRC := init/flash_none.c
 # union.compat= says it acts on nothing. 3.3 KB of loaded bytes.
 PEERS    ?= 1
 NOPEERS_SRC := unionroot/conf/peers_none.c
-# unionroot/net/ (DHCP, the NBD handshake) is in the library for the unit
-# tests and the fuzzers; until a boot step calls it, --gc-sections and LTO
-# leave it out of the program.
+# NET=0 leaves the network medium out (nbd: layers: the NIC, DHCP or ip=,
+# the NBD handshake; init/net*.c): a layer on the network stops the boot,
+# and the plan says so (UNIONROOT_NO_NET). unionroot/net/ stays in the
+# library for the unit tests and the fuzzers; --gc-sections and LTO leave
+# out what no step calls.
+NET      ?= 1
+NET_SRC  := init/net.c init/net_dhcp.c init/net_nbd.c
+NONET_SRC := init/net_none.c
 LIB_SRC  := $(filter-out $(NOCOPYUP_SRC) $(NOPEERS_SRC),$(sort $(wildcard unionroot/*/*.c)))
-INIT_SRC := $(filter-out $(NOVERITY_SRC) $(NOFLASH_SRC),$(sort $(wildcard init/*.c)))
+INIT_SRC := $(filter-out $(NOVERITY_SRC) $(NOFLASH_SRC) $(NONET_SRC),$(sort $(wildcard init/*.c)))
 T_SRC    := $(LIB_SRC) $(INIT_SRC)
 ifeq ($(COPYUP),0)
 T_SRC    := $(filter-out $(COPYUP_SRC),$(T_SRC)) $(NOCOPYUP_SRC)
@@ -141,6 +146,10 @@ endif
 ifeq ($(FLASH),0)
 T_SRC    := $(filter-out $(FLASH_SRC),$(T_SRC)) $(NOFLASH_SRC)
 TCFLAGS  += -DUNIONROOT_NO_FLASH
+endif
+ifeq ($(NET),0)
+T_SRC    := $(filter-out $(NET_SRC),$(T_SRC)) $(NONET_SRC)
+TCFLAGS  += -DUNIONROOT_NO_NET
 endif
 # tests/unit/init_*.c test init/ files against fake_sys.c in unit-init
 INIT_TEST_SRC := tests/unit/fake_sys.c $(sort $(wildcard tests/unit/init_*.c))
@@ -232,11 +241,11 @@ $(BUILD)/overlay/unionroot:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/overlay LIBC=$(LIBC) COPYUP=0 $@
 
 # The smallest build: overlay only, no dm-verity, no raw flash, no other
-# live systems' parameters, for a PC or eMMC board that boots an unverified
-# image (UNIONROOT=minimal/unionroot).
+# live systems' parameters, no network medium, for a PC or eMMC board that
+# boots an unverified image (UNIONROOT=minimal/unionroot).
 .PHONY: $(BUILD)/minimal/unionroot
 $(BUILD)/minimal/unionroot:
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/minimal LIBC=$(LIBC) COPYUP=0 VERITY=0 FLASH=0 PEERS=0 $@
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/minimal LIBC=$(LIBC) COPYUP=0 VERITY=0 FLASH=0 PEERS=0 NET=0 $@
 
 $(BUILD)/host/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)

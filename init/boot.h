@@ -54,6 +54,11 @@ struct boot {
 	char persist_on[DEVNODE_MAX], persist_on_type[FSTYPE_MAX]; /* the medium of a persistence
 					    * file to make, once the layers are mounted; "" none */
 	char hash_missing[PLAN_FAIL_MAX];  /* a hash tree's device not found: why, "" */
+	/* facts: the network (net.c), when a layer is on it */
+	char net_dev[16];                  /* the NIC, "" none */
+	char net_addr[16];                 /* its address */
+	char net_text[64];                 /* "eth0 10.0.2.15 (DHCP)" */
+	char net_ip[320];                  /* the lease as the kernel's ip= value */
 	/* facts: step 5, the branch's control state (writable.c) */
 	char lower_id[SPEC_LIST_MAX][STATE_ID_MAX]; /* identities of the read-only layers */
 	unsigned nlower_id;                /* 0 when one could not be read */
@@ -284,6 +289,12 @@ int noinitramfs_switch(void) WUR;
  * that replaces lower_dev: 0, or -errno with why for a layer refused
  * (never mounted unverified; the boot stops as the plan says). */
 int verity_layers(struct boot *b, char *why, size_t cap) WUR;
+/* init/net.c: the network's deadline (the first nbd: layer's, else
+ * union.wait), in sys_now_ms() time; UINT64_MAX none. */
+uint64_t net_deadline(const struct boot *b);
+/* init/net_dhcp.c: a lease for b->net_dev by end: 0, or -errno with why. */
+struct dhcp_lease;
+int net_dhcp(struct boot *b, uint64_t end, struct dhcp_lease *l, char *why, size_t cap) WUR;
 /* init/result.c: what the writable branch became (enum branch_outcome; for
  * OUTCOME_LOST, what failed and its -errno), the status's upper_state. */
 enum branch_outcome {

@@ -90,6 +90,7 @@ void configure(struct boot *b)
 	b->facts.no_copyup = PLAN_NO_COPYUP;
 	b->facts.no_verity = PLAN_NO_VERITY;
 	b->facts.no_flash = PLAN_NO_FLASH;
+	b->facts.no_net = PLAN_NO_NET;
 	if (c->crashafter[0]) {
 		int rc = crashpoint_arm(c->crashafter, 1);
 

@@ -41,6 +41,7 @@ static struct {
 	unsigned char *loaded;
 	char dir[128];
 	int ready;
+	int net;                   /* the network is wanted: NIC drivers may match */
 	/* modname.param[=value] from the command line, split once */
 	struct {
 		const char *key, *val;
@@ -294,9 +295,10 @@ static void load_list(enum mod_need need, unsigned *loaded, unsigned *failed, un
 
 void modules_for_need(enum mod_need need)
 {
-	static unsigned char done[NEED_DM + 1];
+	static unsigned char done[NEED_NET + 1];
 	unsigned loaded = 0, failed = 0, builtin = 0, deferred = 0;
 
+	m.net |= need == NEED_NET;
 	if (!m.ready || done[need])
 		return;
 	done[need] = 1;
@@ -333,7 +335,8 @@ static int next_match(const char *modalias, int from)
 		const char *name = m.ma.e[i].module;
 		int idx = moddep_find(&m.md, name, strlen(name));
 
-		if (idx >= 0 && !m.loaded[idx])
+		/* a NIC's driver only for a boot that needs the network */
+		if (idx >= 0 && !m.loaded[idx] && (m.net || moddep_need(m.md.e[idx].path) != NEED_NET))
 			return i;
 	}
 	return -1;

@@ -35,7 +35,8 @@ static NORETURN void reboot_or_halt(int halt, const char *why)
 	rescue_power(halt, now);
 }
 
-/* A refused read-only layer has no stand-in: the boot stops. A rescue shell
+/* A refused read-only layer, or one on the network that never came, has
+ * no stand-in: the boot stops. A rescue shell
  * only when union.onfail=shell asks for it (a root shell is what swapping
  * the image is after), else a reboot, or union.onfail=halt's power off. */
 static NORETURN void verity_stop(struct boot *b, const char *why)
@@ -206,6 +207,10 @@ static int run_row(struct boot *b, const struct plan_row *r, struct step_out *o)
 		return step_copyup(b);
 	case RUN_READONLY:
 		return step_readonly(b, o);
+	case RUN_NET:
+		return step_net(b, o);
+	case RUN_NBD:
+		return step_nbd(b, r->arg, o);
 	case RUN_MOUNT_AT:
 		mountroot_done(b);
 	default: /* RUN_HANDOFF */
@@ -235,6 +240,8 @@ static void record(struct boot *b, const struct plan_row *r, int rc, const struc
 	if (rc == 0 || r->onfail == RUNFAIL_NONE) {
 		if (r->kind == RUN_MOUNT_LOWER)
 			b->facts.lowers_mounted = r->arg;
+		else if (r->kind == RUN_NBD)
+			b->facts.nbd_done |= 1u << (r->arg - 1);
 		else
 			b->facts.done |= 1u << r->kind;
 		return;
@@ -258,6 +265,7 @@ static void record(struct boot *b, const struct plan_row *r, int rc, const struc
 		union_failed(b, r, rc);
 		break;
 	case RUNFAIL_VERITY:
+	case RUNFAIL_LAYER: /* a layer that never came stops as a refused one */
 		verity_stop(b, o->why);
 	default: /* RUNFAIL_STOP: the step names what stopped the boot */
 		rescue_fatal(b, o->why);
@@ -284,6 +292,7 @@ int boot_turn(struct boot *b)
 	if (!r) /* the last row hands over and never returns */
 		rescue_fatal(b, "the plan has no step left");
 	if (!b->mount_broken && r->kind != RUN_MODULES && r->kind != RUN_WAIT_MEDIA &&
+	    r->kind != RUN_NET && r->kind != RUN_NBD &&
 	    r->kind != RUN_FORMAT && !(r->kind == RUN_FALLBACK && b->facts.lowers_mounted == 0)) {
 		rescue_break(b, BREAK_MOUNT, "mount");
 		watchdog_phase(WD_PHASE_S, "building the union");

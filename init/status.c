@@ -64,6 +64,15 @@ static const char *mode_of(const struct boot *b)
 /* the record's values: what the boot learnt, as runstate.h spells it */
 static struct runstate rs;
 
+/* Layer i's SPEC as configured: an nbd: layer's b->lower became its device. */
+static const struct spec *layer_spec(const struct boot *b, unsigned i)
+{
+	unsigned n;
+	const struct spec *conf = config_layers(&b->cfg, &n);
+
+	return i < n ? &conf[i] : &b->lower[i];
+}
+
 void status_write(struct boot *b)
 {
 	static char text[RECORD_MAX];
@@ -80,7 +89,7 @@ void status_write(struct boot *b)
 	for (unsigned i = 0; i < b->nlower; i++) {
 		struct runstate_lower *l = &rs.lower[i];
 
-		IGNORE(spec_format(&b->lower[i], spec[i], sizeof(spec[i]))); /* cut is fine here */
+		IGNORE(spec_format(layer_spec(b, i), spec[i], sizeof(spec[i]))); /* cut is fine here */
 		l->spec = spec[i];
 		l->dev = b->lower_dev[i];
 		l->type = b->lower_type[i];

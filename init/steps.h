@@ -20,6 +20,11 @@ int step_make_part(struct boot *b, struct step_out *o);
 /* init/unlock.c: the LUKS container the writable branch is, opened: a key
  * file or a passphrase; upper_dev becomes the opened device */
 int step_unlock(struct boot *b, struct step_out *o);
+/* init/net.c: a NIC with a link and an address (DHCP or ip=), recorded
+ * for the real init; init/net_nbd.c: layer's nbd: export on /dev/nbdN,
+ * which then stands in its SPEC's place. net_none.c: a build without. */
+int step_net(struct boot *b, struct step_out *o);
+int step_nbd(struct boot *b, unsigned layer, struct step_out *o);
 /* init/union.c: the read-only layers, the overlay, the root without a branch */
 int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o);
 int step_overlay(struct boot *b, int device, struct step_out *o);

@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unsigned count = 0;
 		int rc;
 
-		if (moddep_need(md.e[i].path) > NEED_DM)
+		if (moddep_need(md.e[i].path) > NEED_NET)
 			__builtin_trap();
 		if (md.e[i].name_len >= sizeof(name))
 			continue;

@@ -608,6 +608,25 @@ ssize_t sys_recv(int fd, void *buf, size_t len, int flags)
 	return 0;
 }
 
+int sys_connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	(void)sa;
+	(void)len;
+	FAIL("connect", fd_name(fd));
+	return -ENETUNREACH;
+}
+
+ssize_t sys_sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *sa,
+		   socklen_t salen)
+{
+	(void)buf;
+	(void)flags;
+	(void)sa;
+	(void)salen;
+	FAIL("sendto", fd_name(fd));
+	return (ssize_t)len;
+}
+
 /* The calls of sys.h that lib/sysx.c makes (its file helpers, lib/sys.c,
  * run over this fake as they are), and those of resolve.h and filesave.h,
  * over the fake calls above so that a fault in them reaches the caller. */

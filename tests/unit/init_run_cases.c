@@ -61,6 +61,15 @@ static void only_the_image(void)
 	run_put_squashfs("dev/vda");
 }
 
+/* the network is up: the nbd: layer's connection comes next */
+static void network_up(void)
+{
+	struct boot *b = run_boot_state();
+
+	b->facts.done |= 1u << RUN_NET;
+	strcpy(b->net_text, "eth0 10.0.2.15 (DHCP)");
+}
+
 static void blank_upper(void)
 {
 	run_boot_state()->upper_type[0] = '\0';
@@ -209,7 +218,19 @@ static const char *session_layered(void)
 	return run_boot_state()->session_layer ? "the saved branch is a layer of the session" : NULL;
 }
 
+#define NBD_LAYER "union.lower=nbd:10.0.2.100:10809/root union.onfail=halt"
+
 const struct run_case run_cases[] = {
+	{ .kind = RUN_NET, .name = "no IPv4 socket: the network layer never comes, union.onfail=halt",
+	  .cmdline = NBD_LAYER, .fault = { { "socket", NULL, 0, -EAFNOSUPPORT } },
+	  .rows = "bring the network up", .power = RB_POWER_OFF,
+	  .said = "network: no IPv4 socket: Address family not supported by protocol; powering off (union.onfail=halt)",
+	  .never = "mount /run/unionroot/lower/0" },
+	{ .kind = RUN_NBD, .name = "an nbd server unreachable: one line, union.onfail=halt",
+	  .cmdline = NBD_LAYER, .prepare = network_up, .fault = { { "socket", NULL, 0, -ENETUNREACH } },
+	  .rows = "connect the nbd export of layer", .power = RB_POWER_OFF,
+	  .said = "read-only layer 1: nbd server 10.0.2.100:10809/root unreachable: Network is unreachable; powering off (union.onfail=halt)",
+	  .never = "mount /run/unionroot/lower/0" },
 	{ .kind = -1, .name = "a persistent branch",
 	  .rows = LOWER DEVICE PERSISTENT, .state = "persistent on /dev/vdb (ext4)", .backend = "overlay",
 	  .never = "umount2 " RW },

@@ -204,6 +204,11 @@ static void listed_modules_wait_for_what_they_serve(void)
 	CHECK_INT(moddep_need("kernel/drivers/mtd/devices/block2mtd.ko"), NEED_FLASH);
 	CHECK_INT(moddep_need("kernel/drivers/mtd/ubi/ubi.ko"), NEED_FLASH);
 	CHECK_INT(moddep_need("kernel/crypto/zstd.ko"), NEED_FLASH);
+	/* the network's: nbd and every NIC, matched by modalias only then */
+	CHECK_INT(moddep_need("kernel/drivers/block/nbd.ko.xz"), NEED_NET);
+	CHECK_INT(moddep_need("kernel/drivers/net/ethernet/intel/e1000/e1000.ko"), NEED_NET);
+	CHECK_INT(moddep_need("kernel/drivers/net/usb/r8152.ko"), NEED_NET);
+	CHECK_INT(moddep_need("kernel/drivers/block/nbdx.ko"), NEED_BOOT);
 	/* the boot's own: drivers, libraries, look-alike names */
 	CHECK_INT(moddep_need("kernel/drivers/block/virtio_blk.ko"), NEED_BOOT);
 	CHECK_INT(moddep_need("kernel/drivers/block/loophole.ko"), NEED_BOOT);

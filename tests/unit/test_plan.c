@@ -1022,7 +1022,37 @@ static void sysupgrade_is_placed_between_layout_and_state(void)
 	CHECK_INT(has_row(&p, RUN_SYSUPGRADE), 0);
 }
 
+/* A layer on the network: the network's row, then its export's, before
+ * the wait, each failing to union.onfail's stop; the export's row is done
+ * by its fact. A build without the network stops the boot, and says so. */
+static void an_nbd_layer_brings_the_network_up_first(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+
+	device_facts(&c, &f, "union.lower=/dev/vda,nbd:10.0.2.100:10809/root union.upper=tmpfs", "", "");
+	f.done = 0;
+	plan_build(&f, &p);
+	CHECK_INT(p.lower_net, 2);
+	CHECK_INT(p.row[1].kind, RUN_NET);
+	CHECK_INT(p.row[1].onfail, RUNFAIL_LAYER);
+	CHECK_INT(p.row[2].kind, RUN_NBD);
+	CHECK_INT(p.row[2].arg, 2);
+	CHECK_INT(p.row[3].kind, RUN_WAIT_MEDIA);
+	CHECK_INT(plan_row_done(&p, &p.row[2]), 0);
+	f.nbd_done = 2;
+	CHECK_INT(plan_row_done(&p, &p.row[2]), 1);
+	CHECK(p.backend != PLAN_STOP);
+	f.no_net = 1;
+	plan_build(&f, &p);
+	CHECK_INT(p.backend, PLAN_STOP);
+	CHECK_STR(p.backend_why, PLAN_NEEDS_NET);
+	CHECK(p.row[1].kind != RUN_NET);
+}
+
 UNIT_SUITE(plan,
+	   { "an nbd: layer brings the network up first", an_nbd_layer_brings_the_network_up_first },
 	   { "every fact set gives its golden plan", every_fact_set_gives_its_golden_plan },
 	   { "each story runs its golden steps", each_story_runs_its_golden_steps },
 	   { "without copy-up a branch that needs it takes union.onfail",

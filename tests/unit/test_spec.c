@@ -21,6 +21,8 @@ static void every_form_parses(void)
 		{ "mtd:rootfs_data", SPEC_MTD, "rootfs_data" },
 		{ "ubi:rootfs_data", SPEC_UBI, "rootfs_data" },
 		{ "auto", SPEC_AUTO, "" },
+		{ "nbd:10.0.2.100:10809/root", SPEC_NBD, "10.0.2.100:10809/root" },
+		{ "nbd:192.168.1.2:1/", SPEC_NBD, "192.168.1.2:1/" },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct spec s;
@@ -132,7 +134,43 @@ static void lists_stack_top_most_first(void)
 	CHECK(spec_list_parse("/dev/a,", s, SPEC_LIST_MAX, err, sizeof(err)) < 0);
 }
 
+/* nbd:ADDRESS:PORT/EXPORT: an IPv4 address, a port 1-65535, a '/' before
+ * the export name (which may be empty, the server's default); a deadline
+ * and an image inside the export parse as on any medium */
+static void nbd_names_an_address_a_port_and_an_export(void)
+{
+	static const char *const bad[] = {
+		"nbd:", "nbd:server:10809/root", "nbd:10.0.2.100/root", "nbd:10.0.2.100:/root",
+		"nbd:10.0.2.100:0/root", "nbd:10.0.2.100:65536/root", "nbd:10.0.2.100:10809",
+		"nbd:10.0.2.100:1x/root", "nbd:10.0.2.256:10809/root", "nbd:10.0.2:10809/root",
+		"nbd:10.0.2.100:1234567/root",
+	};
+	struct spec s;
+	char err[128];
+	uint32_t addr;
+	unsigned port;
+	const char *name;
+
+	CHECK_INT(spec_parse("nbd:10.0.2.100:10809/root:/live/fs.squashfs@30", &s, err, sizeof(err)), 0);
+	CHECK_INT(s.kind, SPEC_NBD);
+	CHECK_STR(s.value, "10.0.2.100:10809/root");
+	CHECK_INT(s.npaths, 1);
+	CHECK_STR(s.paths[0], "/live/fs.squashfs");
+	CHECK_INT(s.deadline, 30);
+	CHECK_INT(spec_nbd_split(s.value, &addr, &port, &name), 0);
+	CHECK(addr == 0x0a000264u);
+	CHECK_INT(port, 10809);
+	CHECK_STR(name, "root");
+	CHECK_STR(spec_kind_name(SPEC_NBD), "nbd");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		CHECK_INT(spec_parse(bad[i], &s, err, sizeof(err)), -EINVAL);
+		CHECK(err[0] != '\0');
+	}
+}
+
 UNIT_SUITE(spec,
+	   { "nbd: names an address, a port and an export", nbd_names_an_address_a_port_and_an_export },
 	   { "every form parses and prints back", every_form_parses },
 	   { "images nest inside media", images_nest_inside_media },
 	   { "a persistence file is a medium and one path", a_persistence_file_is_a_medium_and_one_path },

@@ -313,7 +313,7 @@ static void identity_facts(struct plan_facts *f, const struct config *c)
 static int print_plan(const struct config *c)
 {
 	struct plan_facts f = { .cfg = c, .done = PLAN_GATHERED, .no_copyup = PLAN_NO_COPYUP, .no_verity = PLAN_NO_VERITY,
-				.no_flash = PLAN_NO_FLASH };
+				.no_flash = PLAN_NO_FLASH, .no_net = PLAN_NO_NET };
 	struct plan p;
 	static char text[PLAN_TEXT_MAX];
 	static char dev[DEVNODE_MAX], type[FSTYPE_MAX], tools[192], mode[224];

@@ -20,7 +20,7 @@ enum ptype {
 	P_UPPER,    /* SPEC | tmpfs | none */
 	P_SPEC,     /* root=, union.ubi */
 	P_PATH,     /* absolute path */
-	P_OPTS,     /* mount options */
+	P_OPTS,     /* mount options; ip=, read by the network step */
 	P_WORD,     /* fs type */
 	P_ENUM,     /* one of a list of names, kept as its index */
 	P_STRENUM,  /* one of a list of names, kept as the string */
@@ -32,10 +32,9 @@ enum ptype {
 	P_VERITY,   /* union.verity: verity_args_parse */
 };
 
-/* No pointers in the table: static-pie relocates each one at start-up
- * (8 bytes plus a 24-byte relocation), so keys are arrays and an enum's
- * names are an offset into one string of lists, each name NUL-terminated
- * and each list ended by an empty name. */
+/* No pointers in the table: static-pie relocates each one at start-up (8 bytes
+ * plus a 24-byte relocation), so keys are arrays and an enum's names are an offset
+ * into one string of lists, each name NUL-terminated, each list ended by an empty one. */
 struct param {
 	char key[22];        /* the longest, union.test.crashafter, and its NUL */
 	unsigned char type;
@@ -118,6 +117,7 @@ static const struct param params[] = {
 	STR("rootflags", P_OPTS, rootflags),
 	FLAG("rootwait", rootwait),
 	UINT("rootdelay", rootdelay, 0, 3600),
+	STR("ip", P_OPTS, ip),
 	STR("init", P_PATH, init),
 };
 

@@ -78,6 +78,7 @@ struct config {
 	char rootflags[CFG_OPTS_MAX];
 	int rootwait;
 	int rootdelay;              /* seconds to pause before the device wait, -1 = not given */
+	char ip[CFG_OPTS_MAX];      /* ip=, the kernel's syntax: read by the network step */
 	int rorw;                   /* enum cfg_rorw */
 	int compat;                 /* enum cfg_compat: union.compat */
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/sbuf.h"
+#include "net/dhcp.h"
 
 /* Arrays, not pointers: static-pie relocates each pointer at start-up. */
 static const struct {
@@ -19,6 +20,7 @@ static const struct {
 	{ "PARTLABEL=", SPEC_PARTLABEL },
 	{ "mtd:", SPEC_MTD },
 	{ "ubi:", SPEC_UBI },
+	{ "nbd:", SPEC_NBD },
 };
 
 const char *spec_kind_name(int kind)
@@ -26,7 +28,7 @@ const char *spec_kind_name(int kind)
 	static const char names[][10] = {
 		[SPEC_DEV] = "device", [SPEC_LABEL] = "LABEL", [SPEC_UUID] = "UUID",
 		[SPEC_PARTUUID] = "PARTUUID", [SPEC_PARTLABEL] = "PARTLABEL",
-		[SPEC_MTD] = "mtd", [SPEC_UBI] = "ubi", [SPEC_AUTO] = "auto",
+		[SPEC_MTD] = "mtd", [SPEC_UBI] = "ubi", [SPEC_AUTO] = "auto", [SPEC_NBD] = "nbd",
 	};
 
 	if (kind < 0 || (size_t)kind >= ARRAY_SIZE(names))
@@ -58,6 +60,22 @@ static int valid_uuid(const char *v)
 		      (*v >= 'A' && *v <= 'F') || *v == '-'))
 			return 0;
 	}
+	return 1;
+}
+
+/* The base's value as its kind wants it: 1, or 0 with why in err. */
+static int valid_value(const struct spec *s, size_t vlen, char *err, size_t errlen)
+{
+	uint32_t addr;
+	unsigned port;
+	const char *name;
+
+	if (s->kind == SPEC_DEV && has_dotdot(s->value, vlen))
+		return fail(err, errlen, 0, "device path leaves /dev");
+	if (s->kind == SPEC_NBD && spec_nbd_split(s->value, &addr, &port, &name) < 0)
+		return fail(err, errlen, 0, SPEC_NBD_WHY);
+	if ((s->kind == SPEC_UUID || s->kind == SPEC_PARTUUID) && !valid_uuid(s->value))
+		return fail(err, errlen, 0, "UUID holds characters other than hex digits and '-'");
 	return 1;
 }
 
@@ -124,7 +142,7 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 		}
 		if (out->kind < 0)
 			return fail(err, errlen, -EINVAL,
-				    "not a SPEC (want /dev/NAME, LABEL=, UUID=, PARTUUID=, PARTLABEL=, mtd:, ubi: or auto)");
+				    "not a SPEC (want /dev/NAME, LABEL=, UUID=, PARTUUID=, PARTLABEL=, mtd:, ubi:, nbd: or auto)");
 		vlen = base_end - skip;
 		if (vlen == 0 || (out->kind == SPEC_DEV && vlen == 5))
 			return fail(err, errlen, -EINVAL, "SPEC names no device");
@@ -133,10 +151,8 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 		memcpy(out->value, text + skip, vlen);
 		out->value[vlen] = '\0';
 	}
-	if (out->kind == SPEC_DEV && has_dotdot(out->value, vlen))
-		return fail(err, errlen, -EINVAL, "device path leaves /dev");
-	if ((out->kind == SPEC_UUID || out->kind == SPEC_PARTUUID) && !valid_uuid(out->value))
-		return fail(err, errlen, -EINVAL, "UUID holds characters other than hex digits and '-'");
+	if (!valid_value(out, vlen, err, errlen))
+		return -EINVAL;
 
 	while (seg) {
 		const char *p = seg + 1, *next = NULL;
@@ -206,6 +222,7 @@ int spec_format(const struct spec *s, char *buf, size_t cap)
 		break;
 	case SPEC_MTD:
 	case SPEC_UBI:
+	case SPEC_NBD:
 		sbuf_addf(&sb, "%s:%s", spec_kind_name(s->kind), s->value);
 		break;
 	default:
@@ -217,4 +234,26 @@ int spec_format(const struct spec *s, char *buf, size_t cap)
 	if (s->deadline >= 0)
 		sbuf_addf(&sb, "@%d", s->deadline);
 	return sbuf_done(&sb);
+}
+
+int spec_nbd_split(const char *value, uint32_t *addr, unsigned *port, const char **export_name)
+{
+	const char *colon = strchr(value, ':'), *slash;
+	unsigned v = 0;
+
+	if (!colon || ipv4_parse(value, (size_t)(colon - value), addr) < 0)
+		return -EINVAL;
+	slash = strchr(colon, '/');
+	if (!slash || slash == colon + 1 || slash - colon > 6)
+		return -EINVAL;
+	for (const char *p = colon + 1; p < slash; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (v == 0 || v > 65535)
+		return -EINVAL;
+	*port = v;
+	*export_name = slash + 1;
+	return 0;
 }

@@ -4,12 +4,14 @@
  *   SPEC  := BASE { ":" "/" PATH } [ "@" SECONDS ]
  *   BASE  := /dev/NAME | LABEL=x | UUID=x | PARTUUID=x | PARTLABEL=x
  *          | mtd:NAME | ubi:VOLUME | auto
+ *          | nbd:ADDRESS:PORT/EXPORT   (an IPv4 address: no DNS in PID 1)
  * A path segment starts at ":/", so a label may hold a colon but not ":/";
  * a trailing "@digits" is always a deadline. */
 #ifndef UNIONROOT_SPEC_H
 #define UNIONROOT_SPEC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/defs.h"
 
@@ -28,6 +30,7 @@ enum spec_kind {
 	SPEC_MTD,
 	SPEC_UBI,
 	SPEC_AUTO,
+	SPEC_NBD,                     /* value: "ADDRESS:PORT/EXPORT", checked */
 };
 
 struct spec {
@@ -46,5 +49,9 @@ int spec_list_parse(const char *text, struct spec *out, unsigned max, char *err,
 /* Canonical text of a spec (for plan and status); 0 or -ENAMETOOLONG. */
 int spec_format(const struct spec *s, char *buf, size_t cap) WUR;
 const char *spec_kind_name(int kind);
+/* An nbd: SPEC's value ("10.0.2.100:10809/root") into its server (host
+ * order), port and export name (may be ""): 0 or -EINVAL with why. */
+#define SPEC_NBD_WHY "want nbd:ADDRESS:PORT/EXPORT, an IPv4 address and a port 1-65535"
+int spec_nbd_split(const char *value, uint32_t *addr, unsigned *port, const char **export_name) WUR;
 
 #endif

@@ -256,6 +256,8 @@ static const struct {
 	{ "kernel/drivers/mtd/", NEED_FLASH },         /* an mtd: or ubi: SPEC */
 	{ "kernel/drivers/md/", NEED_DM },             /* dm-verity's layer, dm-crypt's branch */
 	{ "kernel/crypto/xts.", NEED_DM },             /* LUKS2's default cipher mode */
+	{ "kernel/drivers/block/nbd.", NEED_NET },     /* an nbd: layer */
+	{ "kernel/drivers/net/", NEED_NET },           /* NICs: matched by modalias only then */
 	/* ubifs asks for its zstd compressor at init, with no softdep */
 	{ "kernel/crypto/zstd.", NEED_FLASH },
 };

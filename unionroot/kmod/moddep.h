@@ -48,7 +48,7 @@ int moddep_resolve(const struct moddep *m, const char *name, unsigned *order,
 
 /* When a module of a board's list is loaded: at the start of the boot, or
  * once the boot needs what it serves. */
-enum mod_need { NEED_BOOT, NEED_MOUNT, NEED_LOOP, NEED_FLASH, NEED_DM };
+enum mod_need { NEED_BOOT, NEED_MOUNT, NEED_LOOP, NEED_FLASH, NEED_DM, NEED_NET };
 /* The need of the module at path (relative, as in modules.dep). */
 enum mod_need moddep_need(const char *path);
 

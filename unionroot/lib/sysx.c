@@ -257,6 +257,17 @@ ssize_t sys_recv(int fd, void *buf, size_t len, int flags)
 	return ret(recv(fd, buf, len, flags));
 }
 
+int sys_connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	return (int)ret(connect(fd, sa, len));
+}
+
+ssize_t sys_sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *sa,
+		   socklen_t salen)
+{
+	return ret(sendto(fd, buf, len, flags, sa, salen));
+}
+
 int sys_finit_module(int fd, const char *params, int flags)
 {
 	return syscall(SYS_finit_module, fd, params, flags) < 0 ? -errno : 0;

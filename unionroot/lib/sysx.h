@@ -92,4 +92,7 @@ int sys_socket(int domain, int type, int proto) WUR;
 int sys_bind(int fd, const struct sockaddr *sa, socklen_t len) WUR;
 int sys_setsockopt(int fd, int level, int name, const void *val, socklen_t len) WUR;
 ssize_t sys_recv(int fd, void *buf, size_t len, int flags) WUR;
+int sys_connect(int fd, const struct sockaddr *sa, socklen_t len) WUR;
+ssize_t sys_sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *sa,
+		   socklen_t salen) WUR;
 #endif

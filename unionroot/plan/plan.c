@@ -152,6 +152,8 @@ static void decide_layers(const struct plan_facts *f, struct plan *p)
 	for (unsigned i = 0; i < p->nlayers; i++)
 		if (specs[i].kind == SPEC_MTD || specs[i].kind == SPEC_UBI)
 			p->lower_flash |= (unsigned)PLAN_WITHOUT_FLASH(f) << i;
+		else if (specs[i].kind == SPEC_NBD)
+			p->lower_net |= 1u << i;
 	p->flash_asked = PLAN_WITHOUT_FLASH(f) && (p->lower_flash || p->upper_no_flash || f->cfg->ubi[0]);
 }
 
@@ -243,6 +245,9 @@ static void left_out_stops(const struct plan_facts *f, struct plan *p)
 	if (PLAN_WITHOUT_FLASH(f) && p->lower_flash) {
 		p->backend = PLAN_STOP;
 		p->backend_why = "a read-only layer needs raw flash, which this build leaves out (FLASH=0): rescue shell, else reboot";
+	} else if (PLAN_WITHOUT_NET(f) && p->lower_net) {
+		p->backend = PLAN_STOP;
+		p->backend_why = PLAN_NEEDS_NET;
 	} else if (p->verity_refused[0] && p->nlayers) {
 		p->backend = PLAN_STOP;
 		p->backend_why = "the read-only layers are refused: union.verity cannot be honoured";

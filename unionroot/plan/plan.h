@@ -64,15 +64,23 @@ enum plan_fallback {
 #else
 #define PLAN_NO_FLASH 0
 #endif
+/* make NET=0 leaves the network medium out (nbd:) */
+#ifdef UNIONROOT_NO_NET
+#define PLAN_NO_NET 1
+#else
+#define PLAN_NO_NET 0
+#endif
 /* Whether the facts' build leaves dm-verity or raw flash out: the unit tests
  * plan for every build; a shipped build is one, known when it is compiled,
  * so the words and branches for what it has are not in it. */
 #ifdef UNIONROOT_TEST
 #define PLAN_WITHOUT_VERITY(f) ((f)->no_verity)
 #define PLAN_WITHOUT_FLASH(f) ((f)->no_flash)
+#define PLAN_WITHOUT_NET(f) ((f)->no_net)
 #else
 #define PLAN_WITHOUT_VERITY(f) ((void)(f), PLAN_NO_VERITY)
 #define PLAN_WITHOUT_FLASH(f) ((void)(f), PLAN_NO_FLASH)
+#define PLAN_WITHOUT_NET(f) ((void)(f), PLAN_NO_NET)
 #endif
 
 /* The boot as a program: an ordered list of typed rows, each a step PID 1
@@ -109,13 +117,16 @@ enum run_kind {
 	RUN_READONLY,       /* the layers without a writable branch */
 	RUN_HANDOFF,        /* steps 6 and 7: the switch and the real init */
 	RUN_MOUNT_AT,       /* mount-root: the union left at --at DIR, for the host's switch */
+	RUN_NET,            /* a read-only layer is on the network: NIC driver, link, address */
+	RUN_NBD,            /* read-only layer arg's nbd: export on an nbd device */
 	RUN_KINDS
 };
 /* What a row's failure leads to: the boot stops (rescue shell, else reboot),
  * verity's stop, a fact for the writable branch (the plan falls to
  * union.onfail), or a root without a writable branch. */
-enum run_onfail { RUNFAIL_STOP, RUNFAIL_VERITY, RUNFAIL_BRANCH, RUNFAIL_UNION, RUNFAIL_NONE };
-#define PLAN_RUN_MAX (SPEC_LIST_MAX + 16)
+enum run_onfail { RUNFAIL_STOP, RUNFAIL_VERITY, RUNFAIL_BRANCH, RUNFAIL_UNION, RUNFAIL_NONE,
+		  RUNFAIL_LAYER /* a layer that never came: union.onfail's shell, reboot or halt */ };
+#define PLAN_RUN_MAX (2 * SPEC_LIST_MAX + 16)
 struct plan_row {
 	int kind;                      /* enum run_kind */
 	unsigned arg;                  /* the layer for RUN_MOUNT_LOWER, else 0 */
@@ -127,6 +138,7 @@ struct plan_facts {
 	const struct config *cfg;
 	unsigned done;                 /* bit (1 << enum run_kind): that row's step is done */
 	unsigned lowers_mounted;       /* RUN_MOUNT_LOWER rows done */
+	unsigned nbd_done;             /* bit n-1: layer n's nbd: export is on its device */
 	int fresh_work_tried;          /* the overlay refused the branch once, work/ renewed */
 	int union_errno;               /* the union over a volatile branch failed: -errno */
 	int upper_present;             /* enum plan_presence: the writable device */
@@ -152,6 +164,7 @@ struct plan_facts {
 	int no_copyup;                 /* this build has no copy-up backend */
 	int no_verity;                 /* nor dm-verity */
 	int no_flash;                  /* nor raw flash (mtd:, ubi:, union.ubi=) */
+	int no_net;                    /* nor the network medium (nbd:) */
 	const char *tools_ran;         /* the tools that ran and where from, "" or NULL none */
 	const char *unlocked_from;     /* the LUKS container the branch was opened from, "" none */
 	const char *mount_at;          /* `unionroot mount-root --at DIR`: the union is mounted
@@ -192,6 +205,7 @@ struct plan {
 	int flash_asked;               /* a SPEC or union.ubi= names it */
 	unsigned lower_flash;          /* bit n-1: layer n's SPEC names it */
 	int upper_no_flash;            /* the writable SPEC needs raw flash the build lacks */
+	unsigned lower_net;            /* bit n-1: layer n is on the network (nbd:) */
 	const char *persist_path;      /* the persistence file on its medium, NULL: none */
 	const char *persist_part;      /* or the label of a partition union.persist.size
 					* makes on the live medium's disk, NULL: none */
@@ -216,6 +230,8 @@ const struct verity_arg *plan_verity(const struct plan *p, unsigned n);
 /* A layer to verify (its number) in a build without dm-verity. */
 /* The type a LUKS container probes as (blkid's). */
 #define PLAN_LUKS "crypto_LUKS"
+/* A layer on the network in a build without it. */
+#define PLAN_NEEDS_NET "a read-only layer is on the network (nbd:), which this build leaves out (NET=0)"
 #define PLAN_NEEDS_VERITY "read-only layer %u: union.verity= asks for dm-verity, which this build leaves out (VERITY=0)"
 
 void plan_build(const struct plan_facts *f, struct plan *p);

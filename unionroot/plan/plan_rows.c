@@ -80,6 +80,22 @@ static void last_row(struct plan *p)
 		add(p, RUN_HANDOFF, 0, RUNFAIL_STOP, NULL);
 }
 
+/* A layer on the network: the link and an address first (a NIC driver by
+ * modalias, DHCP or ip=), then each nbd: export on a device of its own,
+ * before the wait finds them as any device. A layer that never comes has
+ * no stand-in: union.onfail's shell, reboot or halt. */
+static void net_rows(struct plan *p)
+{
+	const struct plan_facts *f = p->facts;
+
+	if (!p->lower_net || PLAN_WITHOUT_NET(f))
+		return;
+	add(p, RUN_NET, 0, RUNFAIL_LAYER, f->cfg->ip[0] ? "ip=" : "DHCP");
+	for (unsigned i = 1; i <= p->nlayers; i++)
+		if (p->lower_net >> (i - 1) & 1)
+			add(p, RUN_NBD, i, RUNFAIL_LAYER, NULL);
+}
+
 void plan_rows(struct plan *p)
 {
 	const struct plan_facts *f = p->facts;
@@ -87,6 +103,7 @@ void plan_rows(struct plan *p)
 
 	p->nrow = 0;
 	add(p, RUN_MODULES, 0, RUNFAIL_NONE, NULL);
+	net_rows(p);
 	add(p, RUN_WAIT_MEDIA, 0, RUNFAIL_STOP, NULL);
 	if (p->upper_failed && not_found(f))
 		add(p, RUN_FALLBACK, 0, RUNFAIL_NONE, p->fallback_why);
@@ -130,6 +147,8 @@ int plan_row_done(const struct plan *p, const struct plan_row *r)
 {
 	if (r->kind == RUN_MOUNT_LOWER)
 		return p->facts->lowers_mounted >= r->arg;
+	if (r->kind == RUN_NBD)
+		return p->facts->nbd_done >> (r->arg - 1) & 1;
 	return done(p->facts, r->kind);
 }
 
@@ -164,6 +183,8 @@ const char *plan_row_name(int kind)
 		[RUN_READONLY] = "mount the read-only root",
 		[RUN_HANDOFF] = "switch to the real init",
 		[RUN_MOUNT_AT] = "leave it for the host to switch",
+		[RUN_NET] = "bring the network up",
+		[RUN_NBD] = "connect the nbd export of layer",
 	};
 
 	return kind >= 0 && kind < RUN_KINDS && names[kind][0] ? names[kind] : "?";

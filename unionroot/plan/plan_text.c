@@ -171,13 +171,14 @@ static void verity_lines(struct sbuf *sb, const struct plan *p)
 static void step_lines(struct sbuf *sb, const struct plan *p)
 {
 	static const char onfail[][31] = { " (failing: the boot stops)", " (failing: verity's stop)",
-					      " (failing: union.onfail)", " (failing: no writable branch)", "" };
+					      " (failing: union.onfail)", " (failing: no writable branch)", "",
+					      " (failing: union.onfail stops)" };
 
 	for (unsigned i = 0; i < p->nrow; i++) {
 		const struct plan_row *r = &p->row[i];
 
 		sbuf_addf(sb, KEY "%2u %s", i ? "" : "steps", i + 1, plan_row_name(r->kind));
-		if (r->kind == RUN_MOUNT_LOWER)
+		if (r->kind == RUN_MOUNT_LOWER || r->kind == RUN_NBD)
 			sbuf_addf(sb, " %u", r->arg);
 		sbuf_addf(sb, "%s%s%s\n", r->why ? ": " : "", r->why ? r->why : "", onfail[r->onfail]);
 	}
@@ -197,6 +198,11 @@ int plan_format_decisions(const struct plan *p, char *buf, size_t cap)
 	if (PLAN_WITHOUT_FLASH(p->facts) && p->flash_asked)
 		sbuf_addf(&sb, KEY "%s\n", "raw flash",
 			  "not in this build (FLASH=0): mtd: and ubi: media are never found, union.ubi= is ignored");
+	if (p->lower_net)
+		sbuf_addf(&sb, KEY "%s%s\n", "network",
+			  PLAN_WITHOUT_NET(p->facts) ? "not in this build (NET=0): " : "",
+			  c->ip[0] ? "ip= on the NIC it names, else the first with a link; nbd: through the kernel's nbd driver" :
+				     "DHCP on the first NIC with a link; nbd: through the kernel's nbd driver");
 	upper_line(&sb, p, spec);
 	if (p->persist_path || p->persist_part)
 		persist_line(&sb, p);
