@@ -64,13 +64,15 @@ static const char *mode_of(const struct boot *b)
 /* the record's values: what the boot learnt, as runstate.h spells it */
 static struct runstate rs;
 
-/* Layer i's SPEC as configured: an nbd: layer's b->lower became its device. */
+/* Layer i's SPEC: an nbd: layer's b->lower became its device, so that one
+ * is said as configured; any other as the boot found it (a root without an
+ * initramfs is "/", which no configured layer says). */
 static const struct spec *layer_spec(const struct boot *b, unsigned i)
 {
 	unsigned n;
 	const struct spec *conf = config_layers(&b->cfg, &n);
 
-	return i < n ? &conf[i] : &b->lower[i];
+	return i < n && conf[i].kind == SPEC_NBD ? &conf[i] : &b->lower[i];
 }
 
 void status_write(struct boot *b)
