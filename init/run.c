@@ -138,23 +138,62 @@ static void union_failed(struct boot *b, const struct plan_row *r, int rc)
 	b->facts.union_errno = rc;
 }
 
+/* The rows whose step cannot fail: it records what it found on the boot.
+ * 1 when kind is one of them, done. */
+static int run_plain(struct boot *b, int kind)
+{
+	switch (kind) {
+	case RUN_WAIT_MEDIA:
+		devices_wait(b);
+		return 1;
+	case RUN_FALLBACK:
+		fallback(b);
+		return 1;
+	case RUN_PROBE_OVERLAY:
+		step_probe_overlay(b);
+		return 1;
+	case RUN_NO_COPYUP:
+		step_no_copyup(b);
+		return 1;
+	case RUN_READ_STATE:
+		step_read_state(b);
+		return 1;
+	case RUN_FAILSAFE:
+		step_failsafe(b);
+		return 1;
+	case RUN_TAKE_RESET:
+		step_take_reset(b);
+		return 1;
+	case RUN_SYSUPGRADE:
+		step_sysupgrade(b);
+		return 1;
+	case RUN_SAVE_STATE:
+		step_save_state(b);
+		return 1;
+	case RUN_SESSION_COPY:
+		step_session_copy(b);
+		return 1;
+	case RUN_SESSION:
+		step_session(b);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static int run_row(struct boot *b, const struct plan_row *r, struct step_out *o)
 {
+	if (run_plain(b, r->kind))
+		return 0;
 	switch (r->kind) {
 	case RUN_MODULES:
 		rescue_break(b, BREAK_MODULES, "modules");
 		watchdog_phase(WD_PHASE_S, "loading modules");
 		modules_load(b);
 		return 0;
-	case RUN_WAIT_MEDIA:
-		devices_wait(b);
-		return 0;
 	case RUN_FORMAT:
 		watchdog_phase(WD_PHASE_S, "preparing a blank writable medium");
 		firstboot(b);
-		return 0;
-	case RUN_FALLBACK:
-		fallback(b);
 		return 0;
 	case RUN_VERIFY:
 		return verify(b, o);
@@ -166,37 +205,10 @@ static int run_row(struct boot *b, const struct plan_row *r, struct step_out *o)
 		return step_make_part(b, o);
 	case RUN_UNLOCK:
 		return step_unlock(b, o);
-	case RUN_PROBE_OVERLAY:
-		step_probe_overlay(b);
-		return 0;
-	case RUN_NO_COPYUP:
-		step_no_copyup(b);
-		return 0;
 	case RUN_MOUNT_BRANCH:
 		return step_mount_branch(b, o);
-	case RUN_READ_STATE:
-		step_read_state(b);
-		return 0;
-	case RUN_FAILSAFE:
-		step_failsafe(b);
-		return 0;
-	case RUN_TAKE_RESET:
-		step_take_reset(b);
-		return 0;
 	case RUN_LAYOUT:
 		return step_layout(b, o);
-	case RUN_SYSUPGRADE:
-		step_sysupgrade(b);
-		return 0;
-	case RUN_SAVE_STATE:
-		step_save_state(b);
-		return 0;
-	case RUN_SESSION_COPY:
-		step_session_copy(b);
-		return 0;
-	case RUN_SESSION:
-		step_session(b);
-		return 0;
 	case RUN_TMPFS:
 		return step_tmpfs(b, o);
 	case RUN_OVERLAY:
