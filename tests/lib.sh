@@ -116,6 +116,25 @@ need_kernel_builtin() {
 }
 
 # need_tools NAME TOOL...: prints a SKIP and returns 1 when a host tool is missing.
+# The unit programs of another architecture's build (DIR/unit-tests,
+# DIR/unit-init) run under qemu-user QEMU; each case's line is relayed
+# marked with TAG ("mipsel32:", "bigendian: s390x"), so a case's FAIL fails
+# the script, and a program that dies or runs under 10 cases fails it too.
+foreign_units() {
+	local qemu=$1 dir=$2 tag=$3 prog rc n
+	for prog in unit-tests unit-init; do
+		"$qemu" "$dir/$prog" >"$T/$prog.out" 2>&1
+		rc=$?
+		sed -nE "s/^(PASS|FAIL|SKIP) unit\//\1 $tag unit\//p" "$T/$prog.out"
+		n=$(grep -c '^PASS ' "$T/$prog.out")
+		if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$T/$prog.out"; then
+			fail "$tag $prog" "exited $rc: $(tail -3 "$T/$prog.out" | tr '\n' ' ')"
+		elif [ "$n" -lt 10 ]; then
+			fail "$tag $prog ran its cases" "$n passed: $(tail -3 "$T/$prog.out" | tr '\n' ' ')"
+		fi
+	done
+}
+
 need_tools() {
 	local name=$1 t
 	shift

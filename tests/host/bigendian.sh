@@ -29,18 +29,7 @@ if ! file -L "$BE/unit-tests" | grep -q 'MSB executable'; then
 	exit 1
 fi
 
-# each case's own line, marked as s390x's; a FAIL fails the script
-for prog in unit-tests unit-init; do
-	"$QEMU" "$BE/$prog" >"$T/$prog.out" 2>&1
-	rc=$?
-	sed -nE 's/^(PASS|FAIL|SKIP) unit\//\1 bigendian: s390x unit\//p' "$T/$prog.out"
-	n=$(grep -c '^PASS ' "$T/$prog.out")
-	if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$T/$prog.out"; then
-		fail "bigendian: s390x $prog" "exited $rc: $(tail -3 "$T/$prog.out" | tr '\n' ' ')"
-	elif [ "$n" -lt 10 ]; then
-		fail "bigendian: s390x $prog ran its cases" "$n passed: $(tail -3 "$T/$prog.out" | tr '\n' ' ')"
-	fi
-done
+foreign_units "$QEMU" "$BE" "bigendian: s390x"
 
 # the corpus in the tree, and the one the fuzz group grew (BUILD/fuzz/)
 for src in tests/fuzz/fuzz_*.c; do

@@ -28,16 +28,5 @@ if ! file -L "$M32/unit-tests" | grep -q 'ELF 32-bit LSB executable, MIPS'; then
 	exit 1
 fi
 
-# each case's own line, marked as mipsel's; a FAIL fails the script
-for prog in unit-tests unit-init; do
-	"$QEMU" "$M32/$prog" >"$T/$prog.out" 2>&1
-	rc=$?
-	sed -nE 's/^(PASS|FAIL|SKIP) unit\//\1 mipsel32: unit\//p' "$T/$prog.out"
-	n=$(grep -c '^PASS ' "$T/$prog.out")
-	if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$T/$prog.out"; then
-		fail "mipsel32: $prog" "exited $rc: $(tail -3 "$T/$prog.out" | tr '\n' ' ')"
-	elif [ "$n" -lt 10 ]; then
-		fail "mipsel32: $prog ran its cases" "$n passed: $(tail -3 "$T/$prog.out" | tr '\n' ' ')"
-	fi
-done
+foreign_units "$QEMU" "$M32" "mipsel32:"
 echo "mipsel32: $(($(date +%s) - start)) s"
