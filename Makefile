@@ -9,8 +9,9 @@ Q       := $(if $(filter 1,$(V)),,@)
 MUSLARCH ?= $(shell uname -m)-linux-musl
 CROSS_COMPILE ?=
 # The target program's libc and toolchain: LIBC=musl (the default, what
-# ships) or glibc; CC= names the compiler (the musl build wraps it in
-# musl's specs), SYSROOT= its sysroot (--sysroot). A build directory keeps
+# ships) or glibc; CC= names the compiler (the musl build wraps Debian's
+# gcc in musl's specs; a compiler that targets musl itself is taken as it
+# is), SYSROOT= its sysroot (--sysroot). A build directory keeps
 # the libc it was built with (BUILD/unionroot.libc), so a later make there,
 # a test's among them, does not mix in the other one's objects.
 LIBC    ?= $(or $(firstword $(shell cat $(BUILD)/unionroot.libc 2>/dev/null)),musl)
@@ -57,7 +58,20 @@ BASE    := -std=c11 -D_GNU_SOURCE $(WARN) $(INCS) -fstack-protector-strong
 # function's one (398 canary checks against 378: 0.5 KB); a frame more on
 # the stack is nothing to PID 1.
 UAPI    := $(BUILD)/uapi
-ifeq ($(LIBC),musl)
+# A compiler whose own target is musl (a vendor's mipsel-openwrt-linux-musl-gcc,
+# Buildroot's or Yocto's musl toolchain; -dumpmachine ends in -musl*) is
+# taken as it is: its own headers, kernel headers and start files, no
+# Debian specs; static-pie where it links one, else static.
+CC_MUSL := $(if $(filter-out default,$(origin CC)),$(filter %-musl %-musleabi %-musleabihf %-muslsf %-muslhf,$(shell $(CC) -dumpmachine 2>/dev/null)))
+ifeq ($(LIBC)$(if $(CC_MUSL),native),muslnative)
+TCC     := $(CC)
+TARCH   := $(CC_MUSL)
+TDEPS   :=
+TLIBC   :=
+TSTACK  := $(if $(filter x86_64-%,$(CC_MUSL)),-mstack-protector-guard=global)
+TLINK   := $(shell echo 'int main(void) { return 0; }' | $(CC) $(if $(SYSROOT),--sysroot=$(SYSROOT)) \
+             -x c - -static-pie -o /dev/null >/dev/null 2>&1 && echo -static-pie || echo -static)
+else ifeq ($(LIBC),musl)
 TCC     := $(MUSLCC)
 TARCH   := $(MUSLARCH)
 TDEPS    = $(UAPI)/.stamp $(BUILD)/musl-static-pie.specs

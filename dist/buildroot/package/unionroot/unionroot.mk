@@ -14,14 +14,15 @@ UNIONROOT_LICENSE_FILES = debian/copyright
 # resolves the modules' dependencies with it.
 UNIONROOT_DEPENDENCIES = host-kmod
 
-# The toolchain's own libc and kernel headers: the Makefile's LIBC=glibc
-# path (TARGET_CC as it is, no musl-gcc specs), which a musl or uClibc-ng
-# toolchain takes too (doc/vendors.md). The program's flags are its own
+# The toolchain's own libc and kernel headers, TARGET_CC as it is (no
+# musl-gcc specs): LIBC=musl for a musl toolchain (the Makefile sees it
+# targets musl, and the size budget is musl's), LIBC=glibc for glibc and
+# uClibc-ng (doc/vendors.md). The program's flags are its own
 # (-Oz, static-pie, its hardening): TARGET_CFLAGS would change what the
 # size budget and the hardening test measure. mkcpio, which packs the
 # initramfs on the host, is built by HOSTCC without sanitizers.
 UNIONROOT_MAKE_OPTS = \
-	LIBC=glibc \
+	LIBC=$(if $(BR2_TOOLCHAIN_USES_MUSL),musl,glibc) \
 	CC="$(TARGET_CC)" \
 	HOSTCC="$(HOSTCC)" \
 	SAN= \

@@ -19,12 +19,15 @@ S = "${WORKDIR}/git"
 # image's kernel, see unionroot-initramfs.bb); /etc/unionroot/modules.
 UNIONROOT_MODULES ??= "virtio_blk squashfs ext4 overlay"
 
-# The toolchain's own libc (glibc or musl) and kernel headers: the
-# Makefile's LIBC=glibc path takes CC as it is (no musl-gcc specs). The
+# The toolchain's own libc and kernel headers, CC as it is (no musl-gcc
+# specs): LIBC=musl where TCLIBC is musl (the libc-musl override), else
+# glibc. The
 # program's flags are its own (-Oz, static-pie, its hardening, stripped):
 # CFLAGS and LDFLAGS would change what its size budget and hardening test
 # measure, so they are not passed, and the QA checks for them are skipped.
-EXTRA_OEMAKE = "LIBC=glibc 'CC=${CC}' 'HOSTCC=${BUILD_CC}' SAN= BUILD=${B}/build"
+UNIONROOT_LIBC = "glibc"
+UNIONROOT_LIBC:libc-musl = "musl"
+EXTRA_OEMAKE = "LIBC=${UNIONROOT_LIBC} 'CC=${CC}' 'HOSTCC=${BUILD_CC}' SAN= BUILD=${B}/build"
 
 do_compile() {
 	oe_runmake ${B}/build/unionroot
