@@ -408,13 +408,21 @@ lint:
 	$(Q)tests/lint
 
 # The bench's limit contender: a static /init with no checks (tests/bench).
+# LIMIT_DEFS: its devices on a board of another layout (the mipsel one's).
 $(BUILD)/bench/limit-init: tests/bench/limit-init.c $(TDEPS)
 	@mkdir -p $(dir $@)
-	$(Q)$(TCC) $(TCFLAGS) $(TLDFLAGS) $< -o $@
+	$(Q)$(TCC) $(TCFLAGS) $(LIMIT_DEFS) $(TLDFLAGS) $< -o $@
+
+.PHONY: $(BUILD)/mipsel/bench/limit-init
+$(BUILD)/mipsel/bench/limit-init:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/mipsel MUSLARCH=mipsel-linux-musl \
+		CROSS_COMPILE=mipsel-linux-gnu- UAPI_ASM=/usr/mipsel-linux-gnu/include/asm \
+		LIMIT_DEFS=-DLIMIT_ONE_DISK $@
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench/limit-init initramfs images BOARD=$(BOARD)
 	$(Q)$(MAKE) --no-print-directory initramfs images BOARD=qemu-x86_64-flash
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/mipsel/bench/limit-init initramfs images BOARD=qemu-mipsel
 	$(Q)tests/bench/run $(BUILD) $(BOARD)
 
 bench-reset: all

@@ -10,8 +10,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifdef LIMIT_ONE_DISK /* qemu-mipsel: one IDE disk, the squashfs and the data in partitions 1 and 2 */
+#define LOWER "/dev/sda1"
+#define DATA "/dev/sda2"
+#else
 #define LOWER "/dev/vda"
 #define DATA "/dev/vdb"
+#endif
 
 int main(void)
 {
