@@ -100,8 +100,14 @@ TCFLAGS := $(BASE) -Oz -flto -flto-partition=one -ffunction-sections -fdata-sect
            $(TLIBC) -fPIE \
            $(if $(filter x86_64-% aarch64-%,$(TARCH)),-mgeneral-regs-only) \
            $(TSTACK)
+# PAGE=: the target kernel's page size, where the toolchain's default
+# alignment is larger (MIPS aligns segments to 64 KiB, for kernels of any
+# page size): the file then pads to that page, not to 64 KiB. The mipsel
+# board's kernel has 4 KiB pages; a kernel of 16 KiB pages needs PAGE=16384.
+PAGE_LD := -Wl,-z,max-page-size=$(PAGE) -Wl,-z,common-page-size=$(PAGE)
 TLDFLAGS:= $(TLINK) -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now \
-           -Wl,-z,noseparate-code -Wl,--build-id=none -s
+           -Wl,-z,noseparate-code -Wl,--build-id=none -s \
+           $(if $(PAGE),$(PAGE_LD))
 
 # Host builds (unit tests, fuzz replay, build tools): glibc, sanitizers.
 SAN     ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -246,7 +252,7 @@ $(BUILD)/aarch64/unionroot $(BUILD)/aarch64/unionroot-test:
 $(BUILD)/mipsel/unionroot-test: $(BUILD)/mipsel/unionroot
 $(BUILD)/mipsel/unionroot $(BUILD)/mipsel/unionroot-test:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/mipsel MUSLARCH=mipsel-linux-musl \
-		CROSS_COMPILE=mipsel-linux-gnu- UAPI_ASM=/usr/mipsel-linux-gnu/include/asm $@
+		CROSS_COMPILE=mipsel-linux-gnu- UAPI_ASM=/usr/mipsel-linux-gnu/include/asm PAGE=4096 $@
 
 # The overlay-only build (COPYUP=0) in a build directory of its own, as its
 # objects differ; a board names it with UNIONROOT=overlay/unionroot.
@@ -416,7 +422,7 @@ $(BUILD)/bench/limit-init: tests/bench/limit-init.c $(TDEPS)
 .PHONY: $(BUILD)/mipsel/bench/limit-init
 $(BUILD)/mipsel/bench/limit-init:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/mipsel MUSLARCH=mipsel-linux-musl \
-		CROSS_COMPILE=mipsel-linux-gnu- UAPI_ASM=/usr/mipsel-linux-gnu/include/asm \
+		CROSS_COMPILE=mipsel-linux-gnu- UAPI_ASM=/usr/mipsel-linux-gnu/include/asm PAGE=4096 \
 		LIMIT_DEFS=-DLIMIT_ONE_DISK $@
 
 bench: deps
