@@ -102,8 +102,9 @@ TCFLAGS := $(BASE) -Oz -flto -flto-partition=one -ffunction-sections -fdata-sect
            $(TSTACK)
 # PAGE=: the target kernel's page size, where the toolchain's default
 # alignment is larger (MIPS aligns segments to 64 KiB, for kernels of any
-# page size): the file then pads to that page, not to 64 KiB. The mipsel
-# board's kernel has 4 KiB pages; a kernel of 16 KiB pages needs PAGE=16384.
+# page size; arm64 too): the file then pads to that page, not to 64 KiB.
+# The mipsel and arm64 boards' kernels have 4 KiB pages; a kernel of 16 KiB
+# pages needs PAGE=16384.
 PAGE_LD := -Wl,-z,max-page-size=$(PAGE) -Wl,-z,common-page-size=$(PAGE)
 TLDFLAGS:= $(TLINK) -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now \
            -Wl,-z,noseparate-code -Wl,--build-id=none -s \
@@ -246,7 +247,7 @@ BOARD_TEST_BIN := $(dir $(BOARD_BIN))unionroot-test
 $(BUILD)/aarch64/unionroot-test: $(BUILD)/aarch64/unionroot
 $(BUILD)/aarch64/unionroot $(BUILD)/aarch64/unionroot-test:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/aarch64 MUSLARCH=aarch64-linux-musl \
-		CROSS_COMPILE=aarch64-linux-gnu- UAPI_ASM=/usr/aarch64-linux-gnu/include/asm $@
+		CROSS_COMPILE=aarch64-linux-gnu- UAPI_ASM=/usr/aarch64-linux-gnu/include/asm PAGE=4096 $@
 
 .PHONY: $(BUILD)/mipsel/unionroot $(BUILD)/mipsel/unionroot-test
 $(BUILD)/mipsel/unionroot-test: $(BUILD)/mipsel/unionroot
