@@ -22,6 +22,7 @@
 #include "media/loopdev.h"
 #include "media/media.h"
 #include "net/http.h"
+#include "probe/probe.h"
 #include "steps.h"
 
 #define HTTP_DIR RUNDIR "/http"
@@ -133,11 +134,15 @@ static int body(int fd, struct fetch *f, const char *got, size_t n, char *why, s
 	return rc;
 }
 
-/* The image on a read-only loop device, which becomes the layer's SPEC. */
+/* The image on a read-only loop device, probed: the layer's device and
+ * type (the plan waits for no other), and its SPEC from here on. */
 static int attach(struct boot *b, struct fetch *f, int img, char *why, size_t cap)
 {
 	struct loopdev ld;
-	int loop;
+	struct probe_src src;
+	struct probe_info info;
+	unsigned i = f->layer - 1;
+	int loop, rc;
 
 	modules_for_need(NEED_LOOP);
 	loop = loop_attach(img, 0, &ld);
@@ -145,9 +150,15 @@ static int attach(struct boot *b, struct fetch *f, int img, char *why, size_t ca
 		IGNORE(strfmt(why, cap, "no loop device for the image: %s", strerror(-loop))); /* fits */
 		return loop;
 	}
+	memset(&info, 0, sizeof(info));
+	rc = probe_src_fd(&src, loop);
+	if (rc == 0)
+		rc = probe_fs(&src, &info);
 	sys_close(loop);
-	IGNORE(strcopy(b->lower[f->layer - 1].value, sizeof(b->lower[0].value), ld.path)); /* fits */
-	b->lower[f->layer - 1].kind = SPEC_DEV;
+	IGNORE(strcopy(b->lower_dev[i], sizeof(b->lower_dev[i]), ld.path)); /* fits */
+	IGNORE(strcopy(b->lower_type[i], sizeof(b->lower_type[i]), rc == 0 ? info.type : "")); /* fits */
+	IGNORE(strcopy(b->lower[i].value, sizeof(b->lower[i].value), ld.path)); /* fits */
+	b->lower[i].kind = SPEC_DEV;
 	return 0;
 }
 

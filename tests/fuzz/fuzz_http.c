@@ -10,7 +10,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct http_head h, again;
+static struct http_head h, exact;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,10 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((size_t)rc > size || (size_t)rc > HTTP_HEAD_MAX || h.status < 100 || h.status > 999 ||
 		    h.length > HTTP_LENGTH_MAX || (!h.has_length && h.length))
 			__builtin_trap();
-		if (http_head_parse(buf, (size_t)rc, &again) != rc || again.status != h.status ||
-		    again.length != h.length || strcmp(again.reason, h.reason) != 0)
+		if (http_head_parse(buf, (size_t)rc, &exact) != rc || exact.status != h.status ||
+		    exact.length != h.length || strcmp(exact.reason, h.reason) != 0)
 			__builtin_trap();
-		if (http_head_parse(buf, (size_t)rc - 1, &again) != 0)
+		if (http_head_parse(buf, (size_t)rc - 1, &exact) != 0)
 			__builtin_trap();
 		for (const char *r = h.reason; *r; r++)
 			if (*r < ' ' || *r > '~')

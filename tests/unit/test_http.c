@@ -182,6 +182,8 @@ static void plain_http_is_taken_only_verified_or_insecure(void)
 	CHECK_INT(p.row[r].onfail, RUNFAIL_LAYER);
 	CHECK(row_of(&p, RUN_VERIFY) > r);
 	CHECK_INT(row_of(&p, RUN_NBD), -1);
+	CHECK_INT(p.nwait, 1); /* /dev/vda: the fetch gives layer 2's device */
+	CHECK_INT(p.wait[0].layer, 1);
 	CHECK_INT(plan_row_done(&p, &p.row[r]), 0);
 	f.http_done = 2;
 	CHECK_INT(plan_row_done(&p, &p.row[r]), 1);

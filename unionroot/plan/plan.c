@@ -248,14 +248,16 @@ static void decide_persist(const struct plan_facts *f, struct plan *p)
  * deadline): every layer's medium, the writable device, and a hash tree on
  * a device of its own, which may well appear after the data (a USB stick
  * enumerates after the disks); a layer verified by a tree not there yet
- * would be refused. */
+ * would be refused. An http:// layer is no device to wait for: its fetch
+ * gives the loop device it is on. */
 static void decide_waits(struct plan *p)
 {
 	const struct plan_facts *f = p->facts;
 
 	for (unsigned i = 1; i <= p->nlayers; i++)
-		p->wait[p->nwait++] = (struct plan_wait){ WAIT_LOWER, i,
-							  PLAN_WITHOUT_FLASH(f) && (p->lower_flash >> (i - 1) & 1) };
+		if (PLAN_WITHOUT_NET(f) || !(p->lower_http >> (i - 1) & 1)) /* its fetch gives its device */
+			p->wait[p->nwait++] = (struct plan_wait){ WAIT_LOWER, i,
+								  PLAN_WITHOUT_FLASH(f) && (p->lower_flash >> (i - 1) & 1) };
 	if (p->upper_kind == UPPER_DEVICE)
 		p->wait[p->nwait++] = (struct plan_wait){ WAIT_UPPER, 0, 0 };
 	for (unsigned i = 0; i < p->nverity && !PLAN_WITHOUT_VERITY(f); i++)
