@@ -171,10 +171,10 @@ static int fetch(struct boot *b, int fd, struct fetch *f, const char *path, uint
 	size_t have = 0, at = 0;
 	int rc = head(fd, path, addr, port, buf, &have, &at, &h), img;
 
-	if (rc == 0 && (h.status != 200 || !h.has_length)) {
+	if (rc == 0 && (h.status != 200 || !h.has_length || !h.length)) {
 		IGNORE(strfmt(o->why, sizeof(o->why), "read-only layer %u: http://%s: status %u %s%s", f->layer,
 			      f->url, h.status, h.reason, h.status != 200 ? " (only 200 is taken)" :
-			      " without a Content-Length")); /* a cut line still names the URL */
+			      h.has_length ? " with an empty body" : " without a Content-Length")); /* a cut line still names the URL */
 		return h.status == 404 ? -ENOENT : -EPROTO;
 	}
 	if (rc < 0) {
@@ -190,6 +190,8 @@ static int fetch(struct boot *b, int fd, struct fetch *f, const char *path, uint
 	rc = img < 0 ? img : attach(b, f, img, h.why, sizeof(h.why));
 	if (img >= 0)
 		sys_close(img);
+	if (img < 0 && f->dir[0]) /* the part fetched goes; a loop keeps a whole one */
+		IGNORE(sys_umount2(f->dir, MNT_DETACH));
 	if (rc < 0)
 		IGNORE(strfmt(o->why, sizeof(o->why), "read-only layer %u: http://%s: %s", f->layer, f->url,
 			      h.why)); /* a cut line still names the URL */
