@@ -4,7 +4,8 @@
 # 127.0.0.1 (a free port) serves the board's squashfs with its dm-verity
 # tree appended (veritysetup); the guest reaches it only through QEMU's
 # user network with restrict=on and one guestfwd (10.0.2.100:8000), never
-# a host interface. Stories: the image fetched into a tmpfs, on a loop
+# a host interface (the guestfwd's chardev is one connection a boot: one
+# fetch a boot). Stories: the image fetched into a tmpfs, on a loop
 # device, verified and booted as the union's layer with a tmpfs branch; the
 # same fetch of an image with one byte changed refused by verity, to
 # union.onfail=halt; and a layer without union.verity nor union.insecure=1
