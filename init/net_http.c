@@ -156,7 +156,7 @@ static int attach(struct boot *b, struct fetch *f, int img, char *why, size_t ca
 		rc = probe_fs(&src, &info);
 	sys_close(loop);
 	IGNORE(strcopy(b->lower_dev[i], sizeof(b->lower_dev[i]), ld.path)); /* fits */
-	IGNORE(strcopy(b->lower_type[i], sizeof(b->lower_type[i]), rc == 0 ? info.type : "")); /* fits */
+	IGNORE(strcopy(b->lower_type[i], sizeof(b->lower_type[i]), rc > 0 ? info.type : "")); /* fits */
 	IGNORE(strcopy(b->lower[i].value, sizeof(b->lower[i].value), ld.path)); /* fits */
 	b->lower[i].kind = SPEC_DEV;
 	return 0;
