@@ -293,6 +293,9 @@ int verity_layers(struct boot *b, char *why, size_t cap) WUR;
  * union.wait), in sys_now_ms() time; UINT64_MAX none. */
 uint64_t net_deadline(const struct boot *b);
 /* init/net_dhcp.c: a lease for b->net_dev by end: 0, or -errno with why. */
+/* init/net_nbd.c: a TCP connection to addr:port by end, its reads and
+ * writes ending there too: the fd, or -errno. */
+int net_dial(uint32_t addr, unsigned port, uint64_t end) WUR;
 struct dhcp_lease;
 int net_dhcp(struct boot *b, uint64_t end, struct dhcp_lease *l, char *why, size_t cap) WUR;
 /* init/result.c: what the writable branch became (enum branch_outcome; for

@@ -33,8 +33,7 @@
 #define NBD_CLEAR_QUE _IO(0xab, 5)
 #define NBD_SET_FLAGS _IO(0xab, 10)
 
-/* A TCP connection to the server by the deadline: the fd, or -errno. */
-static int dial(uint32_t addr, unsigned port, uint64_t end)
+int net_dial(uint32_t addr, unsigned port, uint64_t end)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				  .sin_addr.s_addr = htonl(addr) };
@@ -168,7 +167,7 @@ int step_nbd(struct boot *b, unsigned layer, struct step_out *o)
 		      b->net_text)); /* a cut text still names the server */
 	watchdog_phase(end == UINT64_MAX ? 0 : (unsigned)((end - sys_now_ms()) / 1000) + WD_MARGIN_S,
 		       "connecting to nbd:%s", s->value);
-	fd = dial(addr, port, end);
+	fd = net_dial(addr, port, end);
 	if (fd < 0) {
 		IGNORE(strfmt(o->why, sizeof(o->why), "read-only layer %u: nbd server %s unreachable: %s", layer,
 			      s->value, fd == -EAGAIN || fd == -EINPROGRESS ? "no answer by the deadline" :

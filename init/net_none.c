@@ -20,3 +20,9 @@ int step_nbd(struct boot *b, unsigned layer, struct step_out *o)
 	(void)layer;
 	return step_net(b, o);
 }
+
+int step_http(struct boot *b, unsigned layer, struct step_out *o)
+{
+	(void)layer;
+	return step_net(b, o);
+}

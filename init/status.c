@@ -72,7 +72,7 @@ static const struct spec *layer_spec(const struct boot *b, unsigned i)
 	unsigned n;
 	const struct spec *conf = config_layers(&b->cfg, &n);
 
-	return i < n && conf[i].kind == SPEC_NBD ? &conf[i] : &b->lower[i];
+	return i < n && (conf[i].kind == SPEC_NBD || conf[i].kind == SPEC_HTTP) ? &conf[i] : &b->lower[i];
 }
 
 void status_write(struct boot *b)

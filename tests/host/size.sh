@@ -45,8 +45,13 @@ scratch size
 # four more pages in the full and the overlay-only builds (sysupgrade.tgz's
 # placement fits in them: 226,984 and 210,600 with both); the smallest
 # build leaves the network out (NET=0) and stays as it was.
-BUDGET_FULL=${BUDGET_FULL:-226984}
-BUDGET_OVERLAY=${BUDGET_OVERLAY:-210600}
+# http:// layers fetched to RAM (init/net_http.c, net/http.c: the GET,
+# the response's head, the tmpfs and the loop; the plan's rule for plain
+# HTTP) took two more pages in the full and the overlay-only builds (their
+# code and constants end at 230,076 and 212,956 bytes); the smallest
+# leaves them out with the network (NET=0) and keeps its page.
+BUDGET_FULL=${BUDGET_FULL:-235176}
+BUDGET_OVERLAY=${BUDGET_OVERLAY:-218792}
 BUDGET_MINIMAL=${BUDGET_MINIMAL:-181912}
 FULL=$BUILD/unionroot
 OVERLAY=$BUILD/overlay/unionroot

@@ -72,7 +72,7 @@ static void every_parameter_of_the_spec_is_accepted(void)
 		"union.ubi=mtd:ubi", "union.fsck=0", "union.warnfull=80", "union.init=/bin/sh",
 		"union.debug", "root=PARTUUID=0a1b2c3d-01", "rootfstype=squashfs", "rootflags=noatime",
 		"rootwait", "rootdelay=5", "init=/sbin/init", "ro", "rw", "quiet",
-		"union.test.stall=26",
+		"union.test.stall=26", "union.insecure=1",
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		struct config c;

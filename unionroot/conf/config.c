@@ -79,7 +79,6 @@ _Static_assert(sizeof(struct config) <= 0xffff, "struct param's offsets are 16 b
 #define ENUM(k, f, n, bare) { k, P_ENUM, bare, offsetof(struct config, f), 0, n, 0, 0 }
 #define UINT(k, f, lo, hi) { k, P_UINT, 0, offsetof(struct config, f), 0, 0, lo, hi }
 #define FLAG(k, f) { k, P_FLAG, 1, offsetof(struct config, f), 0, 0, 0, 1 }
-
 static const struct param params[] = {
 	STR("union.lower", P_SPECLIST, lower),
 	STR("union.image", P_PATH, image),
@@ -92,6 +91,7 @@ static const struct param params[] = {
 	ENUM("union.onfail", onfail, N_ONFAIL, -1),
 	{ "union.break", P_BREAK, BREAK_MOUNT, offsetof(struct config, brk), 0, 0, 0, 0 },
 	FLAG("union.toram", toram),
+	FLAG("union.insecure", insecure),
 	ENUM("union.upgrade", upgrade, N_UPGRADE, -1),
 	UINT("union.maxfails", maxfails, 0, 1000),
 	ENUM("union.session", session_volatile, N_SESSION, -1),

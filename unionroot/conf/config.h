@@ -50,6 +50,7 @@ struct config {
 	int onfail;                 /* enum cfg_onfail */
 	int brk;                    /* enum cfg_break bits */
 	int toram;
+	int insecure;               /* union.insecure=1: an http:// layer taken unverified */
 	int upgrade;                /* enum cfg_upgrade */
 	int maxfails;
 	int session_volatile;

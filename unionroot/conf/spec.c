@@ -8,6 +8,14 @@
 #include "lib/sbuf.h"
 #include "net/dhcp.h"
 
+/* A build without the network (make NET=0) stops at any http:// layer
+ * and needs no more of its URL than its prefix. */
+#ifdef UNIONROOT_NO_NET
+#define HTTP_CHECKED 0
+#else
+#define HTTP_CHECKED 1
+#endif
+
 /* Arrays, not pointers: static-pie relocates each pointer at start-up. */
 static const struct {
 	char prefix[11];
@@ -21,6 +29,7 @@ static const struct {
 	{ "mtd:", SPEC_MTD },
 	{ "ubi:", SPEC_UBI },
 	{ "nbd:", SPEC_NBD },
+	{ "http://", SPEC_HTTP },
 };
 
 const char *spec_kind_name(int kind)
@@ -29,6 +38,7 @@ const char *spec_kind_name(int kind)
 		[SPEC_DEV] = "device", [SPEC_LABEL] = "LABEL", [SPEC_UUID] = "UUID",
 		[SPEC_PARTUUID] = "PARTUUID", [SPEC_PARTLABEL] = "PARTLABEL",
 		[SPEC_MTD] = "mtd", [SPEC_UBI] = "ubi", [SPEC_AUTO] = "auto", [SPEC_NBD] = "nbd",
+		[SPEC_HTTP] = "http",
 	};
 
 	if (kind < 0 || (size_t)kind >= ARRAY_SIZE(names))
@@ -74,6 +84,8 @@ static int valid_value(const struct spec *s, size_t vlen, char *err, size_t errl
 		return fail(err, errlen, 0, "device path leaves /dev");
 	if (s->kind == SPEC_NBD && spec_nbd_split(s->value, &addr, &port, &name) < 0)
 		return fail(err, errlen, 0, SPEC_NBD_WHY);
+	if (s->kind == SPEC_HTTP && HTTP_CHECKED && spec_http_split(s->value, &addr, &port, &name) < 0)
+		return fail(err, errlen, 0, SPEC_HTTP_WHY);
 	if ((s->kind == SPEC_UUID || s->kind == SPEC_PARTUUID) && !valid_uuid(s->value))
 		return fail(err, errlen, 0, "UUID holds characters other than hex digits and '-'");
 	return 1;
@@ -114,9 +126,10 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 	if (bad)
 		return fail(err, errlen, -EINVAL, "deadline after '@' is over 3600 seconds");
 
-	/* the base ends where the first ":/" starts (but "/dev/x" itself starts with '/') */
+	/* the base ends where the first ":/" starts (but "/dev/x" itself starts
+	 * with '/', and "http://" holds one) */
 	seg = NULL;
-	for (size_t i = 0; i + 1 < n; i++) {
+	for (size_t i = strncmp(text, "http://", 7) ? 0 : 7; i + 1 < n; i++) {
 		if (text[i] == ':' && text[i + 1] == '/') {
 			seg = text + i;
 			break;
@@ -142,7 +155,7 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 		}
 		if (out->kind < 0)
 			return fail(err, errlen, -EINVAL,
-				    "not a SPEC (want /dev/NAME, LABEL=, UUID=, PARTUUID=, PARTLABEL=, mtd:, ubi:, nbd: or auto)");
+				    "not a SPEC (want /dev/NAME, LABEL=, UUID=, PARTUUID=, PARTLABEL=, mtd:, ubi:, nbd:, http:// or auto)");
 		vlen = base_end - skip;
 		if (vlen == 0 || (out->kind == SPEC_DEV && vlen == 5))
 			return fail(err, errlen, -EINVAL, "SPEC names no device");
@@ -225,6 +238,9 @@ int spec_format(const struct spec *s, char *buf, size_t cap)
 	case SPEC_NBD:
 		sbuf_addf(&sb, "%s:%s", spec_kind_name(s->kind), s->value);
 		break;
+	case SPEC_HTTP:
+		sbuf_addf(&sb, "http://%s", s->value);
+		break;
 	default:
 		sbuf_addf(&sb, "%s=%s", spec_kind_name(s->kind), s->value);
 		break;
@@ -255,5 +271,29 @@ int spec_nbd_split(const char *value, uint32_t *addr, unsigned *port, const char
 		return -EINVAL;
 	*port = v;
 	*export_name = slash + 1;
+	return 0;
+}
+
+int spec_http_split(const char *value, uint32_t *addr, unsigned *port, const char **path)
+{
+	const char *slash = strchr(value, '/'), *colon = memchr(value, ':', slash ? (size_t)(slash - value) : 0);
+	unsigned v = 0;
+
+	if (!slash || ipv4_parse(value, (size_t)((colon ? colon : slash) - value), addr) < 0)
+		return -EINVAL;
+	for (const char *p = slash; *p; p++)
+		if (*p <= ' ' || *p > '~') /* a request line's bytes: no space, no control */
+			return -EINVAL;
+	if (colon && (slash - colon < 2 || slash - colon > 6))
+		return -EINVAL;
+	for (const char *p = colon ? colon + 1 : slash; p < slash; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (colon && (v == 0 || v > 65535))
+		return -EINVAL;
+	*port = colon ? v : 80;
+	*path = slash;
 	return 0;
 }

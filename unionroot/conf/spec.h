@@ -5,8 +5,9 @@
  *   BASE  := /dev/NAME | LABEL=x | UUID=x | PARTUUID=x | PARTLABEL=x
  *          | mtd:NAME | ubi:VOLUME | auto
  *          | nbd:ADDRESS:PORT/EXPORT   (an IPv4 address: no DNS in PID 1)
+ *          | http://ADDRESS[:PORT]/PATH (an image fetched into RAM)
  * A path segment starts at ":/", so a label may hold a colon but not ":/";
- * a trailing "@digits" is always a deadline. */
+ * a trailing "@digits" is always a deadline (a URL's ":/" and '@' too). */
 #ifndef UNIONROOT_SPEC_H
 #define UNIONROOT_SPEC_H
 
@@ -31,6 +32,7 @@ enum spec_kind {
 	SPEC_UBI,
 	SPEC_AUTO,
 	SPEC_NBD,                     /* value: "ADDRESS:PORT/EXPORT", checked */
+	SPEC_HTTP,                    /* value: "ADDRESS[:PORT]/PATH", checked */
 };
 
 struct spec {
@@ -53,5 +55,10 @@ const char *spec_kind_name(int kind);
  * order), port and export name (may be ""): 0 or -EINVAL with why. */
 #define SPEC_NBD_WHY "want nbd:ADDRESS:PORT/EXPORT, an IPv4 address and a port 1-65535"
 int spec_nbd_split(const char *value, uint32_t *addr, unsigned *port, const char **export_name) WUR;
+/* An http:// SPEC's value ("10.0.2.100:8000/img.squashfs") into its server
+ * (host order), port (80 unless given) and path (from its '/', printable
+ * ASCII without spaces): 0 or -EINVAL. */
+#define SPEC_HTTP_WHY "want http://ADDRESS[:PORT]/PATH, an IPv4 address, a port 1-65535, a path without spaces"
+int spec_http_split(const char *value, uint32_t *addr, unsigned *port, const char **path) WUR;
 
 #endif

@@ -152,8 +152,10 @@ static void decide_layers(const struct plan_facts *f, struct plan *p)
 	for (unsigned i = 0; i < p->nlayers; i++)
 		if (specs[i].kind == SPEC_MTD || specs[i].kind == SPEC_UBI)
 			p->lower_flash |= (unsigned)PLAN_WITHOUT_FLASH(f) << i;
-		else if (specs[i].kind == SPEC_NBD)
+		else if (specs[i].kind == SPEC_NBD || specs[i].kind == SPEC_HTTP)
 			p->lower_net |= 1u << i;
+	for (unsigned i = 0; i < p->nlayers; i++)
+		p->lower_http |= (unsigned)(specs[i].kind == SPEC_HTTP) << i;
 	p->flash_asked = PLAN_WITHOUT_FLASH(f) && (p->lower_flash || p->upper_no_flash || f->cfg->ubi[0]);
 }
 
@@ -191,6 +193,30 @@ static void decide_verity(const struct plan_facts *f, struct plan *p)
 			p->verity_left_out = p->verity[i].layer;
 }
 
+/* Plain HTTP has no authentication of its own: an http:// layer is taken
+ * when union.verity verifies it (a tampered image is then refused as any
+ * layer), or when union.insecure=1 says to take it as it comes (which every
+ * boot says); otherwise it is refused before anything is fetched. */
+static void decide_http(const struct plan_facts *f, struct plan *p)
+{
+	const struct spec *specs = config_layers(f->cfg, &p->nlayers);
+
+	if (PLAN_WITHOUT_NET(f)) /* the build's own stop comes first */
+		return;
+	for (unsigned i = 1; i <= p->nlayers; i++) {
+		if (!(p->lower_http >> (i - 1) & 1) || plan_verity(p, i))
+			continue;
+		if (f->cfg->insecure) {
+			p->http_insecure |= 1u << (i - 1);
+		} else if (!p->http_refused[0]) {
+			IGNORE(strfmt(p->http_refused, sizeof(p->http_refused),
+				      "read-only layer %u: http://%s is an unauthenticated image: give union.verity or union.insecure=1",
+				      i, specs[i - 1].value)); /* a cut line still names the layer */
+			p->http_refused_layer = i;
+		}
+	}
+}
+
 /* A persistence file (a SPEC with one path) that is missing is made when
  * union.persist.size names its size, with union.format's file system when
  * that can be an upper, else ext4; so is a partition named by its label
@@ -222,14 +248,16 @@ static void decide_persist(const struct plan_facts *f, struct plan *p)
  * deadline): every layer's medium, the writable device, and a hash tree on
  * a device of its own, which may well appear after the data (a USB stick
  * enumerates after the disks); a layer verified by a tree not there yet
- * would be refused. */
+ * would be refused. An http:// layer is no device to wait for: its fetch
+ * gives the loop device it is on. */
 static void decide_waits(struct plan *p)
 {
 	const struct plan_facts *f = p->facts;
 
 	for (unsigned i = 1; i <= p->nlayers; i++)
-		p->wait[p->nwait++] = (struct plan_wait){ WAIT_LOWER, i,
-							  PLAN_WITHOUT_FLASH(f) && (p->lower_flash >> (i - 1) & 1) };
+		if (PLAN_WITHOUT_NET(f) || !(p->lower_http >> (i - 1) & 1)) /* its fetch gives its device */
+			p->wait[p->nwait++] = (struct plan_wait){ WAIT_LOWER, i,
+								  PLAN_WITHOUT_FLASH(f) && (p->lower_flash >> (i - 1) & 1) };
 	if (p->upper_kind == UPPER_DEVICE)
 		p->wait[p->nwait++] = (struct plan_wait){ WAIT_UPPER, 0, 0 };
 	for (unsigned i = 0; i < p->nverity && !PLAN_WITHOUT_VERITY(f); i++)
@@ -314,6 +342,7 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	p->upper_no_flash &= PLAN_WITHOUT_FLASH(f);
 	decide_layers(f, p);
 	decide_verity(f, p);
+	decide_http(f, p);
 	decide_persist(f, p);
 	p->fallback = p->upper_kind == UPPER_DEVICE ? c->onfail : FALLBACK_READONLY;
 	if (p->upper_kind == UPPER_DEVICE && branch_unusable(f, p))

@@ -82,18 +82,24 @@ static void last_row(struct plan *p)
 
 /* A layer on the network: the link and an address first (a NIC driver by
  * modalias, DHCP or ip=), then each nbd: export on a device of its own,
- * before the wait finds them as any device. A layer that never comes has
- * no stand-in: union.onfail's shell, reboot or halt. */
+ * each http:// image in RAM on a loop, before the wait finds them as any
+ * device. A layer that never comes, or an http:// one refused unverified,
+ * has no stand-in: union.onfail's shell, reboot or halt. */
 static void net_rows(struct plan *p)
 {
 	const struct plan_facts *f = p->facts;
 
 	if (!p->lower_net || PLAN_WITHOUT_NET(f))
 		return;
+	if (p->http_refused[0]) {
+		add(p, RUN_REFUSE, p->http_refused_layer, RUNFAIL_LAYER, p->http_refused);
+		return;
+	}
 	add(p, RUN_NET, 0, RUNFAIL_LAYER, f->cfg->ip[0] ? "ip=" : "DHCP");
 	for (unsigned i = 1; i <= p->nlayers; i++)
 		if (p->lower_net >> (i - 1) & 1)
-			add(p, RUN_NBD, i, RUNFAIL_LAYER, NULL);
+			add(p, p->lower_http >> (i - 1) & 1 ? RUN_HTTP : RUN_NBD, i, RUNFAIL_LAYER,
+			    p->http_insecure >> (i - 1) & 1 ? "unauthenticated (union.insecure=1)" : NULL);
 }
 
 void plan_rows(struct plan *p)
@@ -149,6 +155,8 @@ int plan_row_done(const struct plan *p, const struct plan_row *r)
 		return p->facts->lowers_mounted >= r->arg;
 	if (r->kind == RUN_NBD)
 		return p->facts->nbd_done >> (r->arg - 1) & 1;
+	if (r->kind == RUN_HTTP)
+		return p->facts->http_done >> (r->arg - 1) & 1;
 	return done(p->facts, r->kind);
 }
 
@@ -185,6 +193,8 @@ const char *plan_row_name(int kind)
 		[RUN_MOUNT_AT] = "leave it for the host to switch",
 		[RUN_NET] = "bring the network up",
 		[RUN_NBD] = "connect the nbd export of layer",
+		[RUN_HTTP] = "fetch the http image of layer",
+		[RUN_REFUSE] = "refuse layer",
 	};
 
 	return kind >= 0 && kind < RUN_KINDS && names[kind][0] ? names[kind] : "?";

@@ -178,7 +178,7 @@ static void step_lines(struct sbuf *sb, const struct plan *p)
 		const struct plan_row *r = &p->row[i];
 
 		sbuf_addf(sb, KEY "%2u %s", i ? "" : "steps", i + 1, plan_row_name(r->kind));
-		if (r->kind == RUN_MOUNT_LOWER || r->kind == RUN_NBD)
+		if (r->kind == RUN_MOUNT_LOWER || r->kind == RUN_NBD || r->kind == RUN_HTTP || r->kind == RUN_REFUSE)
 			sbuf_addf(sb, " %u", r->arg);
 		sbuf_addf(sb, "%s%s%s\n", r->why ? ": " : "", r->why ? r->why : "", onfail[r->onfail]);
 	}
@@ -203,6 +203,10 @@ int plan_format_decisions(const struct plan *p, char *buf, size_t cap)
 			  PLAN_WITHOUT_NET(p->facts) ? "not in this build (NET=0): " : "",
 			  c->ip[0] ? "ip= on the NIC it names, else the first with a link; nbd: through the kernel's nbd driver" :
 				     "DHCP on the first NIC with a link; nbd: through the kernel's nbd driver");
+	if (p->lower_http && !PLAN_WITHOUT_NET(p->facts))
+		sbuf_addf(&sb, KEY "%s\n", "http", p->http_refused[0] ? p->http_refused :
+			  p->http_insecure ? "fetched to RAM; a layer unverified, unauthenticated (union.insecure=1)" :
+					     "fetched to RAM, verified by union.verity");
 	upper_line(&sb, p, spec);
 	if (p->persist_path || p->persist_part)
 		persist_line(&sb, p);
