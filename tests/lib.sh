@@ -121,9 +121,9 @@ need_kernel_builtin() {
 # marked with TAG ("mipsel32:", "bigendian: s390x"), so a case's FAIL fails
 # the script, and a program that dies or runs under 10 cases fails it too.
 foreign_units() {
-	local qemu=$1 dir=$2 tag=$3 prog rc n
+	local runner=$1 dir=$2 tag=$3 prog rc n
 	for prog in unit-tests unit-init; do
-		"$qemu" "$dir/$prog" >"$T/$prog.out" 2>&1
+		"$runner" "$dir/$prog" >"$T/$prog.out" 2>&1
 		rc=$?
 		sed -nE "s/^(PASS|FAIL|SKIP) unit\//\1 $tag unit\//p" "$T/$prog.out"
 		n=$(grep -c '^PASS ' "$T/$prog.out")
