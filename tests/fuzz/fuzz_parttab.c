@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct part_entry parts[64];
 
-/* parttab_find(num) against the list: the same entry, or 0 when not in it */
+/* parttab_find(num) versus the list: the same entry, or 0 when not in it */
 static void check_find(const struct probe_src *src, unsigned ss, unsigned num, int n)
 {
 	struct part_entry one;

@@ -29,7 +29,7 @@ expect "glibc: the glibc build says its version" "$T/version" '^unionroot [0-9]'
 if cmp -s "$T/version" "$T/version.musl"; then
 	pass "glibc: its version is the musl build's"
 else
-	fail "glibc: its version is the musl build's" "$(cat "$T/version") against $(cat "$T/version.musl")"
+	fail "glibc: its version is the musl build's" "$(cat "$T/version") versus $(cat "$T/version.musl")"
 fi
 
 # the same plans for the same command lines
@@ -59,5 +59,5 @@ expect "glibc: the glibc build probes an ext4 image" "$T/probe" \
 if cmp -s "$T/probe" "$T/probe.musl"; then
 	pass "glibc: it probes as the musl build"
 else
-	fail "glibc: it probes as the musl build" "$(cat "$T/probe") against $(cat "$T/probe.musl")"
+	fail "glibc: it probes as the musl build" "$(cat "$T/probe") versus $(cat "$T/probe.musl")"
 fi

@@ -73,7 +73,7 @@ for c in status reset diff boot-ok copyup probe; do
 		got=$("$BIN" "$c" --no-such-option 2>&1 >/dev/null)
 	fi
 	rc=$?
-	{ [ "$rc" = 2 ] && [ "${got#*; }" = "$want" ]; } || bad="$bad [$c: exit $rc, '$got' against '$want']"
+	{ [ "$rc" = 2 ] && [ "${got#*; }" = "$want" ]; } || bad="$bad [$c: exit $rc, '$got' versus '$want']"
 done
 if [ -z "$bad" ] && [ -n "$want" ]; then
 	pass "cli: a command's usage error names the usage its help gives"

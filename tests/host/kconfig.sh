@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# configs/*.config against the real thing: each fragment is merged into the
+# configs/*.config versus the real thing: each fragment is merged into the
 # config Debian built its kernel with (the way scripts/kconfig/merge_config.sh
 # does: the fragment's symbols replace the base's, then "conf --olddefconfig"
 # of the matching linux-source and linux-kbuild packages resolves the

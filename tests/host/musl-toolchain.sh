@@ -38,5 +38,5 @@ if cmp -s "$T/b/unionroot" "$MUSL"; then
 	pass "musl-toolchain: the same compiler and libc make the Debian build's binary, byte for byte"
 else
 	fail "musl-toolchain: the same compiler and libc make the Debian build's binary" \
-		"$(stat -c %s "$T/b/unionroot") bytes against $(stat -c %s "$MUSL")"
+		"$(stat -c %s "$T/b/unionroot") bytes versus $(stat -c %s "$MUSL")"
 fi

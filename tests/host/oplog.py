@@ -87,7 +87,7 @@ def new_name(r, view):
 
 
 def plan(r, view, base_dirs):
-    """one operation as (name, args), against the current view"""
+    """one operation as (name, args), versus the current view"""
     any_ = lambda t: True
     reg = lambda t: t == stat.S_IFREG
     nondir = lambda t: t != stat.S_IFDIR

@@ -52,7 +52,7 @@ BOARD_LINES=$(sed -n 's/[[:space:]]*#.*//; /^union\./p' "$ROOT_DIR/board/$BOARD/
 if [ "$BOARD_LINES" = "$CMDLINE" ]; then
 	pass "board/$BOARD/board.conf is doc/firmware.md's eMMC board.conf"
 else
-	fail "board/$BOARD/board.conf is doc/firmware.md's eMMC board.conf" "'$BOARD_LINES' against '$CMDLINE'"
+	fail "board/$BOARD/board.conf is doc/firmware.md's eMMC board.conf" "'$BOARD_LINES' versus '$CMDLINE'"
 fi
 # shellcheck disable=SC2016 # expanded by the inner bash
 HAVE_TOOLS=$(bash -c 'TOOLS= && . "$1" && echo " $TOOLS "' _ "$ROOT_DIR/board/$BOARD/build.conf")

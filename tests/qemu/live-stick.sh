@@ -47,7 +47,7 @@ part_ext4 "$T/dd.img" casper-rw
 
 # stick_story NAME IMG CMDLINE FIRST WHOLE: two boots that keep a change on
 # the stick's ext4 partition, then a reset back to the factory state, and
-# `unionroot plan` in each boot against what the next boot planned
+# `unionroot plan` in each boot versus what the next boot planned
 stick_story() {
 	local name=$1 img=$2 cmdline=$3 log=$T/$1 i ok=1
 	# unionroot plan of this boot's own command line (/proc/cmdline: the

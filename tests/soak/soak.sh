@@ -90,7 +90,7 @@ anomaly() { # BACKEND WHAT LOG...
 	for f in "${@:3}"; do cp "$f" "$KEEP/$anomalies-$(basename "$f")" 2>/dev/null; done
 }
 
-# check B LOG: the clean boot's report against the model of backend B
+# check B LOG: the clean boot's report versus the model of backend B
 check() {
 	local b=$1 log=$2 seen k done=${reset[$1]} base=${factory[$1]}
 	seen=" $(sed -n 's/^DONE=//p' "$log" | sort -n | tr '\n' ' ')"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A fake of the syscall edge (lib/sysx.c: the calls of lib/sysx.h and
  * lib/sys.h) for unit tests of init/: build/host/unit-init links init/
- * files against it; lib/sys.c's file helpers run over it unchanged.
+ * files versus it; lib/sys.c's file helpers run over it unchanged.
  *  - Every call is logged as one line "name arg" (arg: the path, the mount
  *    target, or the path an fd was opened with); fake_sys_log() reads it.
  *  - A table of faults: fake_sys_fail("mount", "/newroot", 0, -ENODEV) fails

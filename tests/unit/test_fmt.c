@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The project's printf against the C library's, conversion by conversion,
+/* The project's printf versus the C library's, conversion by conversion,
  * and vsnprintf's contract when the output is cut. */
 #include <inttypes.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Drivers chosen by modalias: real modules.alias lines against the
+/* Drivers chosen by modalias: real modules.alias lines versus the
  * modaliases QEMU's controllers show in sysfs, CPU-feature modules, the
- * uevent's MODALIAS=, and the matcher against the C library's fnmatch. */
+ * uevent's MODALIAS=, and the matcher versus the C library's fnmatch. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>

@@ -139,7 +139,7 @@ static void softdep_words_without_a_keyword_are_skipped(void)
 	CHECK_STR(md.s[1].pre, "a");
 }
 
-/* A 634-module pool against a table of the old fixed 512: the first 512
+/* A 634-module pool versus a table of the old fixed 512: the first 512
  * are kept and resolve, the 122 others are counted for the boot to say so. */
 static void a_full_table_keeps_what_fits_and_counts_the_rest(void)
 {

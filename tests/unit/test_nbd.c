@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The NBD handshake against the bytes nbd-server 3.24 (Debian bookworm)
+/* The NBD handshake versus the bytes nbd-server 3.24 (Debian bookworm)
  * sent over a local socket, fed whole and a byte at a time; then servers
  * that lie: wrong magic, huge lengths, replies cut short. */
 #include "unit.h"

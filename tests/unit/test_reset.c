@@ -63,7 +63,7 @@ static void an_oversized_state_file_is_an_error_and_a_clear_state(void)
 
 /* The same state is not written a second time (no new inode: no rename, no
  * fsyncs); a changed one is. */
-static void saving_the_same_state_again_writes_nothing(void)
+static void saving_the_same_state_twice_writes_nothing(void)
 {
 	struct ur_state st;
 	struct stat a, b;
@@ -357,7 +357,7 @@ UNIT_SUITE(reset,
 	   { "an oversized state file is -EFBIG and a clear state; saving replaces it",
 	     an_oversized_state_file_is_an_error_and_a_clear_state },
 	   { "saving the state it holds writes nothing; a changed state is written",
-	     saving_the_same_state_again_writes_nothing },
+	     saving_the_same_state_twice_writes_nothing },
 	   { "a changed image has another identity", identities_differ_with_the_image },
 	   { "keep paths that could leave the root are refused",
 	     keep_paths_that_could_leave_the_root_are_refused },

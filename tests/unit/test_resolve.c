@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The openat2 fallback walk against the kernel's openat2: one table of paths
+/* The openat2 fallback walk versus the kernel's openat2: one table of paths
  * (nested directories, relative and absolute symlinks, ".." escapes, loops)
  * under every RESOLVE_* set the callers use; the same file or the same
  * -errno. Then sys_openat2 itself in a child whose openat2 answers ENOSYS. */
