@@ -184,8 +184,8 @@ static void static_lease(const struct ip_param *ip, struct dhcp_lease *l)
 	memcpy(l->hostname, ip->hostname, sizeof(ip->hostname));
 }
 
-/* For the real init: /run/unionroot/net (KEY=value) and initramfs-tools'
- * /run/net-DEVICE.conf, so that it keeps the address its root runs over. */
+/* text as dir_path/name, whole or not at all; a failure is only logged:
+ * the root is up, and only the real init's view of the address is lost. */
 static void save(const char *dir_path, const char *name, const char *text)
 {
 	int rc, dir = sys_open(dir_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -214,11 +214,11 @@ static void net_records(struct boot *b, const struct dhcp_lease *l, int dhcp)
 		  b->net_ip);
 	if (sbuf_done(&sb) == 0 && sys_mkdir_p(RUNDIR, 0755) == 0)
 		save(RUNDIR, "net", text);
-	if (dhcp_lease_conf(l, b->net_dev, conf, sizeof(conf)) < 0 ||
-	    strfmt(name, sizeof(name), "net-%s.conf", b->net_dev) < 0)
+	if (dhcp_lease_conf(l, b->net_dev, dhcp, conf, sizeof(conf)) < 0 ||
+	    strfmt(name, sizeof(name), "net-%s.conf", b->net_dev) < 0) {
+		log_warn("network: no /run/net-%s.conf: a value it cannot quote", b->net_dev);
 		return;
-	if (!dhcp) /* its second line, PROTO='dhcp' */
-		memcpy(conf + strlen("DEVICE=''\nPROTO='") + strlen(b->net_dev), "none", 4);
+	}
 	save("/run", name, conf);
 }
 

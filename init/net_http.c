@@ -134,8 +134,10 @@ static int body(int fd, struct fetch *f, const char *got, size_t n, char *why, s
 	return rc;
 }
 
-/* The image on a read-only loop device, probed: the layer's device and
- * type (the plan waits for no other), and its SPEC from here on. */
+/* The image probed, then on a read-only loop device: the layer's device
+ * and type (the plan waits for no other), and its SPEC from here on. A
+ * body no probe knows (a server's page of text) is refused here, in one
+ * line, not at the mount. */
 static int attach(struct boot *b, struct fetch *f, int img, char *why, size_t cap)
 {
 	struct loopdev ld;
@@ -144,19 +146,24 @@ static int attach(struct boot *b, struct fetch *f, int img, char *why, size_t ca
 	unsigned i = f->layer - 1;
 	int loop, rc;
 
+	memset(&info, 0, sizeof(info));
+	rc = probe_src_fd(&src, img);
+	if (rc == 0)
+		rc = probe_fs(&src, &info);
+	if (rc <= 0) {
+		IGNORE(strcopy(why, cap, rc < 0 ? "the fetched image cannot be read" :
+			       "the body holds no file system unionroot knows")); /* fits */
+		return rc < 0 ? rc : -EMEDIUMTYPE;
+	}
 	modules_for_need(NEED_LOOP);
 	loop = loop_attach(img, 0, &ld);
 	if (loop < 0) {
 		IGNORE(strfmt(why, cap, "no loop device for the image: %s", strerror(-loop))); /* fits */
 		return loop;
 	}
-	memset(&info, 0, sizeof(info));
-	rc = probe_src_fd(&src, loop);
-	if (rc == 0)
-		rc = probe_fs(&src, &info);
 	sys_close(loop);
 	IGNORE(strcopy(b->lower_dev[i], sizeof(b->lower_dev[i]), ld.path)); /* fits */
-	IGNORE(strcopy(b->lower_type[i], sizeof(b->lower_type[i]), rc > 0 ? info.type : "")); /* fits */
+	IGNORE(strcopy(b->lower_type[i], sizeof(b->lower_type[i]), info.type)); /* fits */
 	IGNORE(strcopy(b->lower[i].value, sizeof(b->lower[i].value), ld.path)); /* fits */
 	b->lower[i].kind = SPEC_DEV;
 	return 0;
@@ -190,7 +197,7 @@ static int fetch(struct boot *b, int fd, struct fetch *f, const char *path, uint
 	rc = img < 0 ? img : attach(b, f, img, h.why, sizeof(h.why));
 	if (img >= 0)
 		sys_close(img);
-	if (img < 0 && f->dir[0]) /* the part fetched goes; a loop keeps a whole one */
+	if (rc < 0 && f->dir[0]) /* the part fetched goes; a loop keeps a whole one */
 		IGNORE(sys_umount2(f->dir, MNT_DETACH));
 	if (rc < 0)
 		IGNORE(strfmt(o->why, sizeof(o->why), "read-only layer %u: http://%s: %s", f->layer, f->url,

@@ -29,6 +29,7 @@
 #define NBD_SET_BLKSIZE _IO(0xab, 1)
 #define NBD_SET_SIZE _IO(0xab, 2)
 #define NBD_DO_IT _IO(0xab, 3)
+#define NBD_SET_SIZE_BLOCKS _IO(0xab, 7)
 #define NBD_CLEAR_SOCK _IO(0xab, 4)
 #define NBD_CLEAR_QUE _IO(0xab, 5)
 #define NBD_SET_FLAGS _IO(0xab, 10)
@@ -114,7 +115,9 @@ static int attach(struct boot *b, unsigned n, int fd, const struct nbd_hs *h, ui
 		  size_t cap)
 {
 	char path[24], size[32];
-	int dev, rc;
+	/* a 32-bit board's unsigned long holds no size over 4 GiB: blocks then */
+	int big = h->size > (unsigned long)-1, dev, rc;
+	unsigned long bytes = big ? (unsigned long)(h->size / 512) : (unsigned long)h->size;
 	pid_t pid;
 
 	IGNORE(strfmt(path, sizeof(path), "/dev/nbd%u", n)); /* fits */
@@ -125,7 +128,7 @@ static int attach(struct boot *b, unsigned n, int fd, const struct nbd_hs *h, ui
 		return dev;
 	}
 	if ((rc = sys_ioctl(dev, NBD_SET_BLKSIZE, (void *)512ul)) < 0 ||
-	    (rc = sys_ioctl(dev, NBD_SET_SIZE, (void *)(unsigned long)h->size)) < 0 ||
+	    (rc = sys_ioctl(dev, big ? NBD_SET_SIZE_BLOCKS : NBD_SET_SIZE, (void *)bytes)) < 0 ||
 	    (rc = sys_ioctl(dev, NBD_SET_FLAGS, (void *)(unsigned long)h->flags)) < 0 ||
 	    (rc = sys_ioctl(dev, NBD_SET_SOCK, (void *)(long)fd)) < 0) {
 		IGNORE(strfmt(why, cap, "%s refused the export: %s", path, strerror(-rc)));
@@ -142,9 +145,15 @@ static int attach(struct boot *b, unsigned n, int fd, const struct nbd_hs *h, ui
 	}
 	/* the size shows once NBD_DO_IT has started the device */
 	IGNORE(strfmt(path, sizeof(path), "/sys/block/nbd%u/size", n)); /* fits */
-	while ((sys_read_file(path, size, sizeof(size)) <= 0 || size[0] == '0') && sys_now_ms() < end)
+	for (;;) {
+		if (sys_read_file(path, size, sizeof(size)) > 0 && size[0] != '0')
+			return 0;
+		if (sys_now_ms() >= end)
+			break;
 		sys_sleep_ms(20);
-	return 0;
+	}
+	IGNORE(strfmt(why, cap, "/dev/nbd%u shows no size by the deadline (NBD_DO_IT did not start it)", n));
+	return -ETIMEDOUT;
 }
 
 int step_nbd(struct boot *b, unsigned layer, struct step_out *o)
@@ -179,8 +188,8 @@ int step_nbd(struct boot *b, unsigned layer, struct step_out *o)
 		rc = attach(b, n, fd, &h, end, h.why, sizeof(h.why));
 	sys_close(fd);
 	if (rc < 0) {
-		IGNORE(strfmt(o->why, sizeof(o->why), "read-only layer %u: nbd export %s refused: %s", layer,
-			      s->value, h.why));
+		IGNORE(strfmt(o->why, sizeof(o->why), "read-only layer %u: nbd:%s: %s", layer, s->value,
+			      h.why));
 		return rc;
 	}
 	log_info("read-only layer %u: nbd:%s is /dev/nbd%u (%llu bytes%s)", layer, s->value, n,

@@ -37,9 +37,9 @@ static void check_lease(const struct dhcp_lease *l)
 	rc = dhcp_lease_ipparam(l, "eth0", buf, sizeof(buf));
 	if (rc != 0 && !(rc == -EINVAL && memchr(l->hostname, ':', sizeof(l->hostname))))
 		__builtin_trap();
-	if (dhcp_lease_conf(l, "eth0", buf, sizeof(buf)) != 0)
+	if (dhcp_lease_conf(l, "eth0", 1, buf, sizeof(buf)) != 0)
 		__builtin_trap();
-	rc = dhcp_lease_conf(l, "eth0", buf, 64);
+	rc = dhcp_lease_conf(l, "eth0", 1, buf, 64);
 	if (rc != -ENAMETOOLONG || strlen(buf) >= 64)
 		__builtin_trap();
 }

@@ -8,8 +8,10 @@
 # fetch a boot). Stories: the image fetched into a tmpfs, on a loop
 # device, verified and booted as the union's layer with a tmpfs branch; the
 # same fetch of an image with one byte changed refused by verity, to
-# union.onfail=halt; and a layer without union.verity nor union.insecure=1
-# refused before anything is fetched, in one line. Three boots.
+# union.onfail=halt; a layer without union.verity nor union.insecure=1
+# refused before anything is fetched, in one line; and with
+# union.insecure=1 a URL that answers a page of HTML: fetched with a
+# warning, then refused as no file system, in one line. Four boots.
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -85,3 +87,14 @@ expect "net-http: an unverified layer is refused in one line, then union.onfail=
 expect_not "net-http: nothing is fetched for a refused layer" "$T/http.log" 'GET /plain.img' "it was fetched"
 expect_not "net-http: the network is not brought up for a refused layer" "$T/plain.log" "unionroot: network:|$NOBOOT" \
 	"the network came up, or the boot went on"
+
+# 4. union.insecure=1 takes a layer unverified, and a URL that answers a
+# page (the server's listing of its folder) is fetched, then refused
+boot "$T/page.log" none 'echo MARK-booted' --lower none --net "$USERNET" --nic e1000 \
+	--append "union.lower=$URL/ union.insecure=1 union.upper=tmpfs union.onfail=halt union.wait=60" || true
+expect "net-http: union.insecure=1 lets the fetch go" "$T/http.log" '"GET / HTTP/1.1" 200'
+expect "net-http: an insecure layer is called unauthenticated" "$T/page.log" \
+	"unionroot: read-only layer 1: $URL/ is taken unauthenticated \(union.insecure=1\)"
+expect "net-http: a page, not an image, is refused in one line, then union.onfail=halt" "$T/page.log" \
+	"unionroot: read-only layer 1: $URL/: the body holds no file system unionroot knows; powering off \(union.onfail=halt\)"
+expect_not "net-http: a page is never mounted" "$T/page.log" "$NOBOOT|^MARK-booted" "the layer was mounted"

@@ -47,6 +47,7 @@ static void lease_as_the_kernels_ip_parameter(void)
 
 static void lease_as_net_device_conf(void)
 {
+	static const char static_head[] = "DEVICE='eth0'\nPROTO='none'\nIPV4ADDR='10.9.0.60'\n";
 	static const char want[] = "DEVICE='eth0'\n"
 				   "PROTO='dhcp'\n"
 				   "IPV4ADDR='10.9.0.60'\n"
@@ -65,18 +66,27 @@ static void lease_as_net_device_conf(void)
 	char buf[512];
 
 	ack_lease(&l);
-	CHECK_INT(dhcp_lease_conf(&l, "eth0", buf, sizeof(buf)), 0);
+	CHECK_INT(dhcp_lease_conf(&l, "eth0", 1, buf, sizeof(buf)), 0);
 	CHECK_STR(buf, want);
 	/* the broadcast the server names wins over the computed one */
 	l.broadcast = 0x0a090080;
 	l.ndns = 1;
-	CHECK_INT(dhcp_lease_conf(&l, "eth0", buf, sizeof(buf)), 0);
+	CHECK_INT(dhcp_lease_conf(&l, "eth0", 1, buf, sizeof(buf)), 0);
 	CHECK(strstr(buf, "IPV4BROADCAST='10.9.0.128'\n"));
 	CHECK(strstr(buf, "IPV4DNS1='0.0.0.0'\n"));
 	ack_lease(&l);
-	CHECK_INT(dhcp_lease_conf(&l, "eth0", buf, sizeof(want)), 0);
-	CHECK_INT(dhcp_lease_conf(&l, "eth0", buf, sizeof(want) - 1), -ENAMETOOLONG);
-	CHECK_INT(dhcp_lease_conf(&l, "eth'0", buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(dhcp_lease_conf(&l, "eth0", 1, buf, sizeof(want)), 0);
+	CHECK_INT(dhcp_lease_conf(&l, "eth0", 1, buf, sizeof(want) - 1), -ENAMETOOLONG);
+	CHECK_INT(dhcp_lease_conf(&l, "eth'0", 1, buf, sizeof(buf)), -EINVAL);
+	/* ip='s address: ipconfig's PROTO='none', and its host name, which no
+	 * DHCP parser saw, cannot end the quoting either */
+	CHECK_INT(dhcp_lease_conf(&l, "eth0", 0, buf, sizeof(buf)), 0);
+	CHECK(strncmp(buf, static_head, sizeof(static_head) - 1) == 0);
+	strcpy(l.hostname, "a'b");
+	CHECK_INT(dhcp_lease_conf(&l, "eth0", 0, buf, sizeof(buf)), -EINVAL);
+	ack_lease(&l);
+	strcpy(l.root_path, "/x';reboot;'");
+	CHECK_INT(dhcp_lease_conf(&l, "eth0", 1, buf, sizeof(buf)), -EINVAL);
 }
 
 static void dotted_quads_both_ways(void)

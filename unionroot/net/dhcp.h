@@ -60,10 +60,11 @@ int dhcp_parse(const uint8_t *pkt, size_t len, const struct dhcp_client *c,
 /* The lease as the kernel's ip= value ("client:server:gw:netmask:host:
  * device:off:dns0:dns1", no "ip=") and as initramfs-tools' net-DEVICE.conf
  * lines, klibc ipconfig's names and quoting. 0, -ENAMETOOLONG (buf holds
- * a prefix), -EINVAL (a value the form cannot carry). */
+ * a prefix), -EINVAL (a value the form cannot carry: a ':' in ip=, a
+ * quote in the file). dhcp: the lease came by DHCP, not from ip=. */
 int dhcp_lease_ipparam(const struct dhcp_lease *l, const char *device, char *buf,
 		       size_t cap) WUR;
-int dhcp_lease_conf(const struct dhcp_lease *l, const char *device, char *buf,
+int dhcp_lease_conf(const struct dhcp_lease *l, const char *device, int dhcp, char *buf,
 		    size_t cap) WUR;
 
 /* The dotted quad of a host order address, into 16 bytes. */

@@ -84,20 +84,24 @@ static void conf_addr(struct sbuf *sb, const char *key, uint32_t addr)
 /* klibc ipconfig's file (usr/kinit/ipconfig/main.c, dump_device_config),
  * which initramfs-tools' configure_networking sources: every value in
  * single quotes, an address 0.0.0.0 when none. Its UPTIME (the seconds
- * since boot when the lease came) needs a clock, the caller's to add. */
-int dhcp_lease_conf(const struct dhcp_lease *l, const char *device, char *buf, size_t cap)
+ * since boot when the lease came) needs a clock, the caller's to add.
+ * PROTO is 'dhcp' for a leased address, else 'none' as ipconfig has it. */
+int dhcp_lease_conf(const struct dhcp_lease *l, const char *device, int dhcp, char *buf, size_t cap)
 {
+	const char *const texts[] = { device, l->hostname, l->domain, l->root_path, l->boot_file };
 	uint32_t bcast = l->broadcast;
 	struct sbuf sb;
 
 	/* a value holding a quote would end its quoting in the shell that
-	 * sources the file (dhcp_parse refuses such strings already) */
-	if (strchr(device, '\''))
-		return -EINVAL;
+	 * sources the file: dhcp_parse refuses such strings, but a static
+	 * lease carries ip='s host name */
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++)
+		if (strchr(texts[i], '\''))
+			return -EINVAL;
 	if (!bcast && l->netmask)
 		bcast = l->yiaddr | ~l->netmask;
 	sbuf_init(&sb, buf, cap);
-	sbuf_addf(&sb, "DEVICE='%s'\nPROTO='dhcp'\n", device);
+	sbuf_addf(&sb, "DEVICE='%s'\nPROTO='%s'\n", device, dhcp ? "dhcp" : "none");
 	conf_addr(&sb, "IPV4ADDR", l->yiaddr);
 	conf_addr(&sb, "IPV4BROADCAST", bcast);
 	conf_addr(&sb, "IPV4NETMASK", l->netmask);
