@@ -9,10 +9,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "boot.h"
 #include "lib/log.h"
@@ -30,6 +32,7 @@
 #define SHUTDOWN_DEADLINE_MS 20000
 #define MOUNTS_MAX 256
 #define LOOP_FREE_MS 3000 /* a loop's autoclear, run from a work queue */
+#define NBD_DISCONNECT _IO(0xab, 8) /* linux/nbd.h */
 
 static const struct action {
 	char name[9];
@@ -168,6 +171,81 @@ static void release_layers(void)
 	}
 }
 
+/* Every process but ours and those named with '@', which systemd spares
+ * too: an nbd device's server (init/net_nbd.c), whose end would take the
+ * device away before the file systems on it are unmounted. */
+static int kill_one(const char *name, unsigned char type, void *ctx)
+{
+	char path[32], first = 0;
+	pid_t pid = 0;
+	int fd;
+
+	(void)type;
+	for (const char *p = name; *p; p++) {
+		if (*p < '0' || *p > '9' || pid > 99999999)
+			return 0;
+		pid = pid * 10 + (*p - '0');
+	}
+	if (pid <= 1 || pid == *(const pid_t *)ctx)
+		return 0;
+	IGNORE(strfmt(path, sizeof(path), "/proc/%d/cmdline", pid)); /* fits */
+	fd = sys_open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		IGNORE(sys_read(fd, &first, 1)); /* a kernel thread's is empty */
+		sys_close(fd);
+	}
+	if (first != '@')
+		IGNORE(sys_kill(pid, SIGKILL)); /* gone already, or a kernel thread */
+	return 0;
+}
+
+static void kill_the_rest(void)
+{
+	pid_t me = getpid();
+	int dir = sys_open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dir < 0) {
+		IGNORE(sys_kill(-1, SIGKILL)); /* no /proc: every process then */
+		return;
+	}
+	IGNORE(sys_dir_each(dir, kill_one, &me)); /* a process that ends meanwhile is skipped */
+	sys_close(dir);
+}
+
+/* Once nothing is mounted on them: each nbd device still serving says
+ * goodbye to its server (NBD_CMD_DISC), and its server process ends. */
+static int disconnect_nbd(const char *name, unsigned char type, void *ctx)
+{
+	char path[48];
+	int fd, rc;
+
+	(void)type;
+	(void)ctx;
+	if (strncmp(name, "nbd", 3) != 0 || strlen(name) > 8 ||
+	    strfmt(path, sizeof(path), "/sys/block/%s/pid", name) < 0 || !sys_lexists(AT_FDCWD, path))
+		return 0; /* not an nbd device, or not serving */
+	IGNORE(strfmt(path, sizeof(path), "/dev/%s", name)); /* fits */
+	fd = sys_open(path, O_RDWR | O_CLOEXEC);
+	rc = fd < 0 ? fd : sys_ioctl(fd, NBD_DISCONNECT, 0);
+	if (fd >= 0)
+		sys_close(fd);
+	if (rc < 0)
+		log_warn("shutdown: %s cannot leave its server: %s", path, strerror(-rc));
+	else
+		log_note("shutdown: %s left its server", path);
+	return 0;
+}
+
+static void disconnect_all(void)
+{
+	int dir = sys_open("/sys/block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dir < 0)
+		return; /* no sysfs: no nbd device to know of */
+	IGNORE(sys_dir_each(dir, disconnect_nbd, NULL)); /* a device that goes meanwhile is skipped */
+	sys_close(dir);
+}
+
 /* In a child, so that a hung unmount cannot hold up the power-off. */
 static void unmount_all(void)
 {
@@ -184,6 +262,7 @@ static void unmount_all(void)
 		/* /run itself stays: run by hand, this program's file holds it */
 		release_under("/run", 0);
 	}
+	disconnect_all();
 	sys_power(0);
 	if (left == 0)
 		log_note("shutdown: the union and its media are unmounted");
@@ -224,7 +303,7 @@ NORETURN void shutdown_main(int argc, char **argv)
 			strerror(-rc));
 	log_note("shutdown: unmounting the union before %s", a->name);
 	own_mounts();
-	IGNORE(sys_kill(-1, SIGKILL)); /* what the root's own shutdown left running */
+	kill_the_rest(); /* what the root's own shutdown left running */
 	sys_sleep_ms(100);             /* their files close as they exit */
 	pid = rc < 0 ? -1 : sys_fork();
 	if (pid == 0)

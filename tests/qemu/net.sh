@@ -6,7 +6,8 @@
 # restrict=on and one guestfwd (10.0.2.100:10809), never a host interface.
 # Stories: an nbd: layer and a tmpfs branch on an e1000 (a PC's NIC; the
 # address by QEMU's DHCP), the status naming the layer, the server and the
-# address, /run/unionroot/net for the real init; DHCP failing (a NIC on a
+# address, /run/unionroot/net for the real init, a shutdown that unmounts
+# the union before the device leaves its server; DHCP failing (a NIC on a
 # hub with nothing else on it) and the server absent (an address nothing
 # answers on), each to union.onfail=halt in one line; a virtio-net NIC
 # too; ip= instead of DHCP; and a local boot with an e1000 present loads
@@ -65,6 +66,11 @@ expect "net: status names the network layer, the server and the address" "$T/nbd
 expect "net: /run/unionroot/net holds the address and the kernel's ip=" "$T/nbd.log" \
 	'^NET: DEVICE=eth0 ADDRESS=10\.0\.2\.15 PROTO=dhcp IP=10\.0\.2\.15:'
 expect "net: initramfs-tools' net-eth0.conf is left for the real init" "$T/nbd.log" '^/run/net-eth0\.conf'
+expect "net: at shutdown the union is unmounted over a live export" "$T/nbd.log" \
+	'^unionroot: shutdown: the union and its media are unmounted'
+expect "net: then the device leaves its server" "$T/nbd.log" '^unionroot: shutdown: /dev/nbd0 left its server'
+expect_not "net: no read of the export fails on the way down" "$T/nbd.log" 'nbd0.*(I/O error|Dead connection|shutting down sockets)' \
+	"the export went away under its file systems"
 
 # 2. DHCP failing: the NIC's hub has nothing else on it; union.onfail=halt
 boot "$T/nodhcp.log" none 'true' --lower none --net 'hubport,id=n0,hubid=1' --nic e1000 \
