@@ -184,7 +184,7 @@ H_LIB := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRC))
 UNIT_INIT := init/tool.c init/tool_place.c init/watchdog.c
 H_UNIT:= $(patsubst %.c,$(BUILD)/host/%.o,$(UNIT_SRC) $(TOOL_SRC) $(UNIT_INIT))
 
-.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut deb live-build fuzz soak bigendian mipsel32
+.PHONY: all deps kernel kernel-builtin initramfs images iso demo check test unit lint bench bench-reset clean install install-initramfs-tools install-dracut deb live-build fuzz soak fleet bigendian mipsel32
 all: $(BUILD)/unionroot $(BUILD)/unionroot-test $(BUILD)/host/mkcpio $(BUILD)/host/unionroot-san
 
 deps:
@@ -442,6 +442,15 @@ soak: deps
 	$(Q)$(MAKE) --no-print-directory all initramfs images \
 		BOARD=$(if $(filter ubifs,$(SOAK_FS)),qemu-x86_64-flash,$(if $(filter f2fs,$(SOAK_FS)),qemu-x86_64-emmc,$(BOARD)))
 	$(Q)BUILD=$(BUILD) BOARD=$(BOARD) bash tests/soak/soak.sh
+
+# make fleet [FLEET_SIZES='1 2 4 8' FLEET_SERVERS=nbd FLEET_TIMEOUT=SECONDS]:
+# N clients boot at once from one server's image on 127.0.0.1, each its own
+# QEMU with a tmpfs branch; per N the time to the real init, the bytes the
+# server sent and every client that failed (tests/bench/fleet). Not part of
+# make check: eight TCG guests on two cores take minutes.
+fleet: deps
+	$(Q)$(MAKE) --no-print-directory all initramfs images BOARD=$(BOARD)
+	$(Q)tests/bench/fleet $(BUILD) $(BOARD)
 
 # make install [DESTDIR=…] [PREFIX=/usr]: the admin tool and its man pages,
 # the tool's (section 8) and its kernel command line's (section 7).

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""make fleet's byte counter (tests/bench/fleet): a TCP relay on 127.0.0.1
+between the clients' guestfwds and the server, counting the bytes of TCP
+payload each way, per client.
+
+  relay.py PORTS COUNTS NAME:TARGET...
+
+For each NAME:TARGET it listens on a free port of 127.0.0.1 and relays every
+connection made there to 127.0.0.1:TARGET. PORTS gets one line
+"NAME TARGET PORT" a pair, written whole (by rename) once every pair
+listens. COUNTS gets one line a NAME, "NAME CONNECTIONS FROM_SERVER
+TO_SERVER" (bytes), rewritten whole after each connection ends and when the
+relay gets SIGTERM or SIGINT, its only way to end.
+"""
+import os
+import signal
+import socket
+import sys
+import threading
+
+COUNT_LOCK = threading.Lock()
+WRITE_LOCK = threading.Lock()
+COUNTS = {}  # NAME -> [connections, bytes from the server, bytes to it]
+
+
+def write_whole(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="ascii") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def write_counts(path):
+    with WRITE_LOCK:
+        with COUNT_LOCK:
+            text = "".join("%s %d %d %d\n" % (n, c[0], c[1], c[2])
+                           for n, c in sorted(COUNTS.items()))
+        write_whole(path, text)
+
+
+def pump(src, dst, name, field):
+    """Copies src to dst until src ends or either fails; then ends dst's
+    writing side, so the far end sees the end too."""
+    while True:
+        try:
+            data = src.recv(65536)
+        except OSError:
+            break
+        if not data:
+            break
+        try:
+            dst.sendall(data)
+        except OSError:
+            break
+        with COUNT_LOCK:
+            COUNTS[name][field] += len(data)
+    try:
+        dst.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
+def relay(conn, name, target, counts_path):
+    try:
+        server = socket.create_connection(("127.0.0.1", target))
+    except OSError as e:
+        print("relay: %s: 127.0.0.1:%d refused the relay: %s" % (name, target, e),
+              file=sys.stderr)
+        conn.close()
+        return
+    with COUNT_LOCK:
+        COUNTS[name][0] += 1
+    down = threading.Thread(target=pump, args=(server, conn, name, 1), daemon=True)
+    down.start()
+    pump(conn, server, name, 2)
+    down.join()
+    conn.close()
+    server.close()
+    write_counts(counts_path)
+
+
+def serve(listener, name, target, counts_path):
+    while True:
+        conn, _ = listener.accept()
+        threading.Thread(target=relay, args=(conn, name, target, counts_path),
+                         daemon=True).start()
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit("usage: relay.py PORTS COUNTS NAME:TARGET...")
+    ports_path, counts_path = sys.argv[1], sys.argv[2]
+    pairs = []
+    for arg in sys.argv[3:]:
+        name, _, target = arg.rpartition(":")
+        if not name or not target.isdigit() or not 0 < int(target) < 65536:
+            sys.exit("relay: '%s' is not NAME:PORT" % arg)
+        pairs.append((name, int(target)))
+    listeners = []
+    for name, target in pairs:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.bind(("127.0.0.1", 0))
+        s.listen(16)
+        listeners.append((s, name, target))
+        COUNTS.setdefault(name, [0, 0, 0])
+    write_counts(counts_path)
+
+    def stop(_sig, _frame):
+        write_counts(counts_path)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for s, name, target in listeners:
+        threading.Thread(target=serve, args=(s, name, target, counts_path),
+                         daemon=True).start()
+    write_whole(ports_path, "".join("%s %d %d\n" % (name, target, s.getsockname()[1])
+                                    for s, name, target in listeners))
+    while True:
+        signal.pause()
+
+
+if __name__ == "__main__":
+    main()
