@@ -125,11 +125,26 @@ static size_t take_deadline(const char *t, size_t n, int *deadline, int *bad)
 	return i - 1;
 }
 
+/* Where the base of text's n bytes ends: the first ":/" (but "/dev/x"
+ * itself starts with '/', "http://" holds one, and nfs:'s export starts
+ * with one), NULL: no path segment. */
+static const char *first_segment(const char *text, size_t n)
+{
+	int own = strncmp(text, "nfs:", 4) == 0;
+
+	for (size_t i = strncmp(text, "http://", 7) ? 0 : 7; i + 1 < n; i++) {
+		if (text[i] == ':' && text[i + 1] == '/' && !own)
+			return text + i;
+		own &= !(text[i] == ':' && text[i + 1] == '/');
+	}
+	return NULL;
+}
+
 int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 {
 	size_t n = strlen(text), base_end, vlen;
 	const char *seg;
-	int bad = 0, own;
+	int bad = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->deadline = -1;
@@ -139,17 +154,7 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 	if (bad)
 		return fail(err, errlen, -EINVAL, "deadline after '@' is over 3600 seconds");
 
-	/* the base ends where the first ":/" starts (but "/dev/x" itself starts
-	 * with '/', "http://" holds one, and nfs:'s export starts with one) */
-	seg = NULL;
-	own = strncmp(text, "nfs:", 4) == 0;
-	for (size_t i = strncmp(text, "http://", 7) ? 0 : 7; i + 1 < n; i++) {
-		if (text[i] == ':' && text[i + 1] == '/' && !own) {
-			seg = text + i;
-			break;
-		}
-		own &= !(text[i] == ':' && text[i + 1] == '/');
-	}
+	seg = first_segment(text, n);
 	base_end = seg ? (size_t)(seg - text) : n;
 
 	out->kind = -1;

@@ -228,7 +228,7 @@ static void decide_nfs(const struct plan_facts *f, struct plan *p)
 {
 	const struct spec *specs = config_layers(f->cfg, &p->nlayers);
 
-	if (PLAN_WITHOUT_NET(f) || PLAN_WITHOUT_VERITY(f) || p->net_refused[0])
+	if (PLAN_WITHOUT_NET(f) || p->net_refused[0])
 		return;
 	for (unsigned i = 1; i <= p->nlayers && !p->net_refused[0]; i++) {
 		if (!(p->nfs_tree >> (i - 1) & 1) || !plan_verity(p, i))
