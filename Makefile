@@ -142,13 +142,13 @@ NOFLASH_SRC := init/flash_none.c
 # union.compat= says it acts on nothing. 3.3 KB of loaded bytes.
 PEERS    ?= 1
 NOPEERS_SRC := unionroot/conf/peers_none.c
-# NET=0 leaves the network medium out (nbd: and http:// layers: the NIC,
-# DHCP or ip=, the NBD handshake, the fetch to RAM; init/net*.c): a layer
-# on the network stops the boot, and the plan says so (UNIONROOT_NO_NET). unionroot/net/ stays in the
-# library for the unit tests and the fuzzers; --gc-sections and LTO leave
-# out what no step calls.
+# NET=0 leaves the network medium out (nbd:, http:// and nfs: layers: the
+# NIC, DHCP or ip=, the NBD handshake, the fetch to RAM, the NFS mount;
+# init/net*.c): a layer on the network stops the boot, and the plan says
+# so (UNIONROOT_NO_NET). unionroot/net/ stays in the library for the unit
+# tests and the fuzzers; --gc-sections and LTO leave out what no step calls.
 NET      ?= 1
-NET_SRC  := init/net.c init/net_dhcp.c init/net_nbd.c init/net_http.c
+NET_SRC  := init/net.c init/net_dhcp.c init/net_nbd.c init/net_http.c init/net_nfs.c
 NONET_SRC := init/net_none.c
 LIB_SRC  := $(filter-out $(NOCOPYUP_SRC) $(NOPEERS_SRC),$(sort $(wildcard unionroot/*/*.c)))
 INIT_SRC := $(filter-out $(NOVERITY_SRC) $(NOFLASH_SRC) $(NONET_SRC),$(sort $(wildcard init/*.c)))

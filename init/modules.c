@@ -61,6 +61,8 @@ static const struct {
 	{ "iso9660", "isofs nls_utf8" },
 	{ "vfat", "vfat nls_cp437 nls_iso8859_1 nls_utf8" },
 	{ "msdos", "msdos nls_cp437" },
+	/* nfs.ko registers nfs4, and asks for nfsv4 by request_module */
+	{ "nfs4", "nfsv4" },
 };
 
 static int read_index(const char *dir, const char *file, int required, char **text,

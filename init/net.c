@@ -38,7 +38,7 @@ uint64_t net_deadline(const struct boot *b)
 	int secs;
 
 	for (unsigned i = 0; i < n && !s; i++)
-		if (layers[i].kind == SPEC_NBD || layers[i].kind == SPEC_HTTP)
+		if (layers[i].kind == SPEC_NBD || layers[i].kind == SPEC_HTTP || layers[i].kind == SPEC_NFS)
 			s = &layers[i];
 	secs = s && s->deadline >= 0 ? s->deadline : config_wait(&b->cfg);
 	return secs == CFG_WAIT_FOREVER ? UINT64_MAX : sys_now_ms() + (uint64_t)secs * 1000u;

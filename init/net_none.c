@@ -26,3 +26,9 @@ int step_http(struct boot *b, unsigned layer, struct step_out *o)
 	(void)layer;
 	return step_net(b, o);
 }
+
+int step_nfs(struct boot *b, unsigned layer, struct step_out *o)
+{
+	(void)layer;
+	return step_net(b, o);
+}

@@ -64,15 +64,18 @@ static const char *mode_of(const struct boot *b)
 /* the record's values: what the boot learnt, as runstate.h spells it */
 static struct runstate rs;
 
-/* Layer i's SPEC: an nbd: layer's b->lower became its device, so that one
- * is said as configured; any other as the boot found it (a root without an
+/* Layer i's SPEC: a network layer's b->lower became its device (nbd:,
+ * http://, an nfs: image) or its mount (an nfs: tree), so that one is said
+ * as configured; any other as the boot found it (a root without an
  * initramfs is "/", which no configured layer says). */
 static const struct spec *layer_spec(const struct boot *b, unsigned i)
 {
 	unsigned n;
 	const struct spec *conf = config_layers(&b->cfg, &n);
 
-	return i < n && (conf[i].kind == SPEC_NBD || conf[i].kind == SPEC_HTTP) ? &conf[i] : &b->lower[i];
+	int net = i < n && (conf[i].kind == SPEC_NBD || conf[i].kind == SPEC_HTTP || conf[i].kind == SPEC_NFS);
+
+	return net ? &conf[i] : &b->lower[i];
 }
 
 void status_write(struct boot *b)

@@ -28,6 +28,10 @@ int step_nbd(struct boot *b, unsigned layer, struct step_out *o);
 /* init/net_http.c: layer's http:// image fetched into a tmpfs, on a loop
  * device, which then stands in its SPEC's place */
 int step_http(struct boot *b, unsigned layer, struct step_out *o);
+/* init/net_nfs.c: layer's nfs: export mounted read-only and hard: the
+ * tree is the layer, or an image file on it goes on a loop device, which
+ * then stands in its SPEC's place */
+int step_nfs(struct boot *b, unsigned layer, struct step_out *o);
 /* init/union.c: the read-only layers, the overlay, the root without a branch */
 int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o);
 int step_overlay(struct boot *b, int device, struct step_out *o);

@@ -21,6 +21,27 @@
 #include "overlay/overlay.h"
 #include "steps.h"
 
+/* An nfs: layer's tree (init/net_nfs.c mounted the export read-only at
+ * lower_dev) bound at dir, read-only there too. */
+static int bind_tree(struct boot *b, unsigned layer, const char *dir, int rc, struct step_out *o)
+{
+	unsigned i = layer - 1;
+
+	if (rc == 0)
+		rc = sys_mount(b->lower_dev[i], dir, NULL, MS_BIND, NULL);
+	if (rc == 0)
+		rc = sys_mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	if (rc < 0) {
+		IGNORE(strfmt(o->why, sizeof(o->why), "binding read-only layer %u %s to %s failed: %s", layer,
+			      b->lower_dev[i], dir, strerror(-rc))); /* fits */
+		return rc;
+	}
+	log_info("read-only layer %u: %s (nfs4) on %s", layer, b->lower_dev[i], dir);
+	if (layer == b->nlower)
+		IGNORE(sys_mkdir_p(boot_root(b), 0755)); /* the initramfs ships it */
+	return 0;
+}
+
 /* A layer that cannot be mounted has no stand-in: why says so, -errno. */
 int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o)
 {
@@ -38,6 +59,8 @@ int step_mount_lower(struct boot *b, unsigned layer, struct step_out *o)
 				      strerror(-rc))); /* fits */
 	} else {
 		rc = sys_mkdir_p(dir, 0755);
+		if (strcmp(type, "nfs4") == 0) /* an nfs: tree, mounted by its step */
+			return bind_tree(b, layer, dir, rc, o);
 		if (b->plan.lower_fstype[0])
 			type = b->plan.lower_fstype;
 		if (!type[0]) {

@@ -24,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct config c;
 	char why[CFG_ERR_MAX];
 	size_t half = size / 2;
+	int n;
 
 	if (size > 16384)
 		return 0;
@@ -36,8 +37,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	config_apply_text(&c, cmdline, 0, ignore, NULL);
 	if (c.wait < 0 || c.wait > 3600 || c.maxfails > 1000 || c.mode > MODE_COPYUP)
 		__builtin_trap();
-	if (c.lower[0] && spec_list_parse(c.lower, specs, SPEC_LIST_MAX, why, sizeof(why)) < 1)
+	n = c.lower[0] ? spec_list_parse(c.lower, specs, SPEC_LIST_MAX, why, sizeof(why)) : 0;
+	if (c.lower[0] && n < 1)
 		__builtin_trap();
+	/* a layer the config took is one its step can take: an nfs: layer's
+	 * value splits, and it names one image at most */
+	for (int i = 0; i < n; i++) {
+		uint32_t addr;
+		unsigned port;
+		const char *export_path;
+
+		if (specs[i].kind == SPEC_NFS &&
+		    (specs[i].npaths > 1 || spec_nfs_split(specs[i].value, &addr, &port, &export_path) < 0 ||
+		     port == 0 || port > 65535 || export_path[0] != '/'))
+			__builtin_trap();
+	}
 	if (c.upper[0] && strcmp(c.upper, "tmpfs") != 0 && strcmp(c.upper, "none") != 0 &&
 	    spec_parse(c.upper, specs, why, sizeof(why)) < 0)
 		__builtin_trap();

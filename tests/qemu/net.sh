@@ -104,11 +104,13 @@ expect "net: ip= sets the address it names" "$T/static.log" 'unionroot: network:
 expect "net: the records say the address was static" "$T/static.log" "^PROTO='none'"
 
 # 6. a boot without a network layer on a machine with an e1000: no NIC
-# driver, no nbd, no network step (the board's own disk layer)
+# driver, no nbd, no NFS client (sunrpc's and nfsv4's load lines), no
+# network step (the board's own disk layer)
 if ! boot "$T/local.log" none 'echo MARK-local-root' --net 'hubport,id=n0,hubid=1' --nic e1000 \
 	--append 'union.upper=tmpfs'; then
 	keep_log "$T/local.log"
 fi
 expect "net: a local boot with a NIC present reaches the real init" "$T/local.log" '^MARK-local-root'
-expect_not "net: a boot without a network layer loads no NIC driver nor nbd" "$T/local.log" \
-	'e1000: Intel|nbd: registered|unionroot: network' "the network's drivers loaded for a local boot"
+expect_not "net: a boot without a network layer loads no NIC driver, nbd nor NFS client" "$T/local.log" \
+	'e1000: Intel|nbd: registered|RPC: Registered|NFS: Registering|unionroot: network' \
+	"the network's drivers loaded for a local boot"

@@ -175,7 +175,7 @@ static void plain_http_is_taken_only_verified_or_insecure(void)
 	CHECK_INT(p.lower_net, 2);
 	CHECK_INT(p.lower_http, 2);
 	CHECK_INT(p.http_insecure, 0);
-	CHECK_STR(p.http_refused, "");
+	CHECK_STR(p.net_refused, "");
 	r = row_of(&p, RUN_HTTP);
 	CHECK(r > 0 && p.row[r - 1].kind == RUN_NET && p.row[r + 1].kind == RUN_WAIT_MEDIA);
 	CHECK_INT(p.row[r].arg, 2);
@@ -189,17 +189,17 @@ static void plain_http_is_taken_only_verified_or_insecure(void)
 	CHECK_INT(plan_row_done(&p, &p.row[r]), 1);
 
 	plan_for(&c, &f, &p, "union.lower=http://10.0.2.100:8000/root.img");
-	CHECK_STR(p.http_refused, "read-only layer 1: http://10.0.2.100:8000/root.img is an unauthenticated image: "
+	CHECK_STR(p.net_refused, "read-only layer 1: http://10.0.2.100:8000/root.img is an unauthenticated image: "
 				  "give union.verity or union.insecure=1");
 	CHECK_INT(p.row[1].kind, RUN_REFUSE);
 	CHECK_INT(p.row[1].arg, 1);
 	CHECK_INT(p.row[1].onfail, RUNFAIL_LAYER);
-	CHECK_STR(p.row[1].why, p.http_refused);
+	CHECK_STR(p.row[1].why, p.net_refused);
 	CHECK_INT(row_of(&p, RUN_NET), -1);
 	CHECK_INT(row_of(&p, RUN_HTTP), -1);
 
 	plan_for(&c, &f, &p, "union.lower=http://10.0.2.100:8000/root.img union.insecure=1");
-	CHECK_STR(p.http_refused, "");
+	CHECK_STR(p.net_refused, "");
 	CHECK_INT(p.http_insecure, 1);
 	r = row_of(&p, RUN_HTTP);
 	CHECK(r > 0);

@@ -8,12 +8,12 @@
 #include "lib/sbuf.h"
 #include "net/dhcp.h"
 
-/* A build without the network (make NET=0) stops at any http:// layer
- * and needs no more of its URL than its prefix. */
+/* A build without the network (make NET=0) stops at any http:// or nfs:
+ * layer and needs no more of its value than its prefix. */
 #ifdef UNIONROOT_NO_NET
-#define HTTP_CHECKED 0
+#define NET_CHECKED 0
 #else
-#define HTTP_CHECKED 1
+#define NET_CHECKED 1
 #endif
 
 /* Arrays, not pointers: static-pie relocates each pointer at start-up. */
@@ -30,6 +30,7 @@ static const struct {
 	{ "ubi:", SPEC_UBI },
 	{ "nbd:", SPEC_NBD },
 	{ "http://", SPEC_HTTP },
+	{ "nfs:", SPEC_NFS },
 };
 
 const char *spec_kind_name(int kind)
@@ -38,7 +39,7 @@ const char *spec_kind_name(int kind)
 		[SPEC_DEV] = "device", [SPEC_LABEL] = "LABEL", [SPEC_UUID] = "UUID",
 		[SPEC_PARTUUID] = "PARTUUID", [SPEC_PARTLABEL] = "PARTLABEL",
 		[SPEC_MTD] = "mtd", [SPEC_UBI] = "ubi", [SPEC_AUTO] = "auto", [SPEC_NBD] = "nbd",
-		[SPEC_HTTP] = "http",
+		[SPEC_HTTP] = "http", [SPEC_NFS] = "nfs",
 	};
 
 	if (kind < 0 || (size_t)kind >= ARRAY_SIZE(names))
@@ -84,11 +85,23 @@ static int valid_value(const struct spec *s, size_t vlen, char *err, size_t errl
 		return fail(err, errlen, 0, "device path leaves /dev");
 	if (s->kind == SPEC_NBD && spec_nbd_split(s->value, &addr, &port, &name) < 0)
 		return fail(err, errlen, 0, SPEC_NBD_WHY);
-	if (s->kind == SPEC_HTTP && HTTP_CHECKED && spec_http_split(s->value, &addr, &port, &name) < 0)
+	if (s->kind == SPEC_HTTP && NET_CHECKED && spec_http_split(s->value, &addr, &port, &name) < 0)
 		return fail(err, errlen, 0, SPEC_HTTP_WHY);
+	if (s->kind == SPEC_NFS && NET_CHECKED && spec_nfs_split(s->value, &addr, &port, &name) < 0)
+		return fail(err, errlen, 0, SPEC_NFS_WHY);
 	if ((s->kind == SPEC_UUID || s->kind == SPEC_PARTUUID) && !valid_uuid(s->value))
 		return fail(err, errlen, 0, "UUID holds characters other than hex digits and '-'");
 	return 1;
+}
+
+/* How many ":/" segments [seg, end) holds. */
+static unsigned path_count(const char *seg, const char *end)
+{
+	unsigned k = 0;
+
+	for (const char *p = seg; p + 1 < end; p++)
+		k += p[0] == ':' && p[1] == '/';
+	return k;
 }
 
 /* Splits "@digits" off the end; returns the new length. */
@@ -112,6 +125,21 @@ static size_t take_deadline(const char *t, size_t n, int *deadline, int *bad)
 	return i - 1;
 }
 
+/* Where the base of text's n bytes ends: the first ":/" (but "/dev/x"
+ * itself starts with '/', "http://" holds one, and nfs:'s export starts
+ * with one), NULL: no path segment. */
+static const char *first_segment(const char *text, size_t n)
+{
+	int own = strncmp(text, "nfs:", 4) == 0;
+
+	for (size_t i = strncmp(text, "http://", 7) ? 0 : 7; i + 1 < n; i++) {
+		if (text[i] == ':' && text[i + 1] == '/' && !own)
+			return text + i;
+		own &= !(text[i] == ':' && text[i + 1] == '/');
+	}
+	return NULL;
+}
+
 int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 {
 	size_t n = strlen(text), base_end, vlen;
@@ -126,15 +154,7 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 	if (bad)
 		return fail(err, errlen, -EINVAL, "deadline after '@' is over 3600 seconds");
 
-	/* the base ends where the first ":/" starts (but "/dev/x" itself starts
-	 * with '/', and "http://" holds one) */
-	seg = NULL;
-	for (size_t i = strncmp(text, "http://", 7) ? 0 : 7; i + 1 < n; i++) {
-		if (text[i] == ':' && text[i + 1] == '/') {
-			seg = text + i;
-			break;
-		}
-	}
+	seg = first_segment(text, n);
 	base_end = seg ? (size_t)(seg - text) : n;
 
 	out->kind = -1;
@@ -155,7 +175,7 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 		}
 		if (out->kind < 0)
 			return fail(err, errlen, -EINVAL,
-				    "not a SPEC (want /dev/NAME, LABEL=, UUID=, PARTUUID=, PARTLABEL=, mtd:, ubi:, nbd:, http:// or auto)");
+				    "not a SPEC (want /dev/NAME, LABEL=, UUID=, PARTUUID=, PARTLABEL=, mtd:, ubi:, nbd:, http://, nfs: or auto)");
 		vlen = base_end - skip;
 		if (vlen == 0 || (out->kind == SPEC_DEV && vlen == 5))
 			return fail(err, errlen, -EINVAL, "SPEC names no device");
@@ -166,6 +186,8 @@ int spec_parse(const char *text, struct spec *out, char *err, size_t errlen)
 	}
 	if (!valid_value(out, vlen, err, errlen))
 		return -EINVAL;
+	if (out->kind == SPEC_NFS && seg && path_count(seg, text + n) > 1)
+		return fail(err, errlen, -EINVAL, "nfs: takes one image path on its export");
 
 	while (seg) {
 		const char *p = seg + 1, *next = NULL;
@@ -236,6 +258,7 @@ int spec_format(const struct spec *s, char *buf, size_t cap)
 	case SPEC_MTD:
 	case SPEC_UBI:
 	case SPEC_NBD:
+	case SPEC_NFS:
 		sbuf_addf(&sb, "%s:%s", spec_kind_name(s->kind), s->value);
 		break;
 	case SPEC_HTTP:
@@ -295,5 +318,31 @@ int spec_http_split(const char *value, uint32_t *addr, unsigned *port, const cha
 		return -EINVAL;
 	*port = colon ? v : 80;
 	*path = slash;
+	return 0;
+}
+
+int spec_nfs_split(const char *value, uint32_t *addr, unsigned *port, const char **export_path)
+{
+	const char *colon = strchr(value, ':'), *slash;
+	unsigned v = 0;
+
+	if (!colon || ipv4_parse(value, (size_t)(colon - value), addr) < 0)
+		return -EINVAL;
+	slash = colon + 1;
+	if (*slash != '/') { /* a port, then ":/" */
+		for (; *slash >= '0' && *slash <= '9' && v <= 65535; slash++)
+			v = v * 10 + (unsigned)(*slash - '0');
+		if (slash == colon + 1 || v == 0 || v > 65535 || slash[0] != ':' || slash[1] != '/')
+			return -EINVAL;
+		slash++;
+	}
+	/* the export goes into mount(2)'s source, and the status record quotes it */
+	for (const char *p = slash; *p; p++)
+		if (*p <= ' ' || *p > '~' || *p == ',' || *p == '"' || *p == '\\')
+			return -EINVAL;
+	if (has_dotdot(slash, strlen(slash)))
+		return -EINVAL;
+	*port = v ? v : SPEC_NFS_PORT;
+	*export_path = slash;
 	return 0;
 }

@@ -6,8 +6,11 @@
  *          | mtd:NAME | ubi:VOLUME | auto
  *          | nbd:ADDRESS:PORT/EXPORT   (an IPv4 address: no DNS in PID 1)
  *          | http://ADDRESS[:PORT]/PATH (an image fetched into RAM)
+ *          | nfs:ADDRESS[:PORT]:/EXPORT  (the export's ":/" is the base's
+ *            own: nfs:S:/srv:/img.squashfs is an image on the export)
  * A path segment starts at ":/", so a label may hold a colon but not ":/";
- * a trailing "@digits" is always a deadline (a URL's ":/" and '@' too). */
+ * a trailing "@digits" is always a deadline (a URL's ":/" and '@' too).
+ * A list splits at every ',': no value holds one. */
 #ifndef UNIONROOT_SPEC_H
 #define UNIONROOT_SPEC_H
 
@@ -33,6 +36,8 @@ enum spec_kind {
 	SPEC_AUTO,
 	SPEC_NBD,                     /* value: "ADDRESS:PORT/EXPORT", checked */
 	SPEC_HTTP,                    /* value: "ADDRESS[:PORT]/PATH", checked */
+	SPEC_NFS,                     /* value: "ADDRESS[:PORT]:/EXPORT", checked;
+				       * paths: at most one, an image file on it */
 };
 
 struct spec {
@@ -60,5 +65,12 @@ int spec_nbd_split(const char *value, uint32_t *addr, unsigned *port, const char
  * ASCII without spaces): 0 or -EINVAL. */
 #define SPEC_HTTP_WHY "want http://ADDRESS[:PORT]/PATH, an IPv4 address, a port 1-65535, a path without spaces"
 int spec_http_split(const char *value, uint32_t *addr, unsigned *port, const char **path) WUR;
+/* An nfs: SPEC's value ("10.0.2.100:/srv", "10.0.2.100:2050:/srv") into its
+ * server (host order), port (2049, NFSv4's, unless given) and export (from
+ * its '/': printable ASCII, no space, no ',' nor '"', no ".." component):
+ * 0 or -EINVAL. */
+#define SPEC_NFS_WHY "want nfs:ADDRESS[:PORT]:/EXPORT[:/IMAGE], an IPv4 address, a port 1-65535, an export without spaces"
+#define SPEC_NFS_PORT 2049
+int spec_nfs_split(const char *value, uint32_t *addr, unsigned *port, const char **export_path) WUR;
 
 #endif

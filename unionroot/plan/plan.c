@@ -152,10 +152,13 @@ static void decide_layers(const struct plan_facts *f, struct plan *p)
 	for (unsigned i = 0; i < p->nlayers; i++)
 		if (specs[i].kind == SPEC_MTD || specs[i].kind == SPEC_UBI)
 			p->lower_flash |= (unsigned)PLAN_WITHOUT_FLASH(f) << i;
-		else if (specs[i].kind == SPEC_NBD || specs[i].kind == SPEC_HTTP)
+		else if (specs[i].kind == SPEC_NBD || specs[i].kind == SPEC_HTTP || specs[i].kind == SPEC_NFS)
 			p->lower_net |= 1u << i;
-	for (unsigned i = 0; i < p->nlayers; i++)
+	for (unsigned i = 0; i < p->nlayers; i++) {
 		p->lower_http |= (unsigned)(specs[i].kind == SPEC_HTTP) << i;
+		p->lower_nfs |= (unsigned)(specs[i].kind == SPEC_NFS) << i;
+		p->nfs_tree |= (unsigned)(specs[i].kind == SPEC_NFS && !specs[i].npaths) << i;
+	}
 	p->flash_asked = PLAN_WITHOUT_FLASH(f) && (p->lower_flash || p->upper_no_flash || f->cfg->ubi[0]);
 }
 
@@ -208,12 +211,32 @@ static void decide_http(const struct plan_facts *f, struct plan *p)
 			continue;
 		if (f->cfg->insecure) {
 			p->http_insecure |= 1u << (i - 1);
-		} else if (!p->http_refused[0]) {
-			IGNORE(strfmt(p->http_refused, sizeof(p->http_refused),
+		} else if (!p->net_refused[0]) {
+			IGNORE(strfmt(p->net_refused, sizeof(p->net_refused),
 				      "read-only layer %u: http://%s is an unauthenticated image: give union.verity or union.insecure=1",
 				      i, specs[i - 1].value)); /* a cut line still names the layer */
-			p->http_refused_layer = i;
+			p->net_refused_layer = i;
 		}
+	}
+}
+
+/* An nfs: layer that is a directory tree has no device for dm-verity to
+ * check: union.verity naming it refuses it (fail closed), as an
+ * unverified http:// layer is; an image file on the export is verified
+ * through its loop device as any image. */
+static void decide_nfs(const struct plan_facts *f, struct plan *p)
+{
+	const struct spec *specs = config_layers(f->cfg, &p->nlayers);
+
+	if (PLAN_WITHOUT_NET(f) || p->net_refused[0])
+		return;
+	for (unsigned i = 1; i <= p->nlayers && !p->net_refused[0]; i++) {
+		if (!(p->nfs_tree >> (i - 1) & 1) || !plan_verity(p, i))
+			continue;
+		IGNORE(strfmt(p->net_refused, sizeof(p->net_refused),
+			      "read-only layer %u: nfs:%s is a directory tree, which union.verity cannot verify: name an image file on the export",
+			      i, specs[i - 1].value)); /* a cut line still names the layer */
+		p->net_refused_layer = i;
 	}
 }
 
@@ -255,7 +278,7 @@ static void decide_waits(struct plan *p)
 	const struct plan_facts *f = p->facts;
 
 	for (unsigned i = 1; i <= p->nlayers; i++)
-		if (PLAN_WITHOUT_NET(f) || !(p->lower_http >> (i - 1) & 1)) /* its fetch gives its device */
+		if (PLAN_WITHOUT_NET(f) || !((p->lower_http | p->lower_nfs) >> (i - 1) & 1)) /* its step gives its device */
 			p->wait[p->nwait++] = (struct plan_wait){ WAIT_LOWER, i,
 								  PLAN_WITHOUT_FLASH(f) && (p->lower_flash >> (i - 1) & 1) };
 	if (p->upper_kind == UPPER_DEVICE)
@@ -343,6 +366,7 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	decide_layers(f, p);
 	decide_verity(f, p);
 	decide_http(f, p);
+	decide_nfs(f, p);
 	decide_persist(f, p);
 	p->fallback = p->upper_kind == UPPER_DEVICE ? c->onfail : FALLBACK_READONLY;
 	if (p->upper_kind == UPPER_DEVICE && branch_unusable(f, p))

@@ -64,7 +64,7 @@ enum plan_fallback {
 #else
 #define PLAN_NO_FLASH 0
 #endif
-/* make NET=0 leaves the network medium out (nbd:, http://) */
+/* make NET=0 leaves the network medium out (nbd:, http://, nfs:) */
 #ifdef UNIONROOT_NO_NET
 #define PLAN_NO_NET 1
 #else
@@ -121,6 +121,7 @@ enum run_kind {
 	RUN_NBD,            /* read-only layer arg's nbd: export on an nbd device */
 	RUN_HTTP,           /* read-only layer arg's http:// image fetched to RAM, on a loop */
 	RUN_REFUSE,         /* read-only layer arg is refused (its why): union.onfail stops */
+	RUN_NFS,            /* read-only layer arg's nfs: export mounted (a tree, or an image on a loop) */
 	RUN_KINDS
 };
 /* What a row's failure leads to: the boot stops (rescue shell, else reboot),
@@ -142,6 +143,7 @@ struct plan_facts {
 	unsigned lowers_mounted;       /* RUN_MOUNT_LOWER rows done */
 	unsigned nbd_done;             /* bit n-1: layer n's nbd: export is on its device */
 	unsigned http_done;            /* bit n-1: layer n's http:// image is in RAM, on a loop */
+	unsigned nfs_done;             /* bit n-1: layer n's nfs: export is mounted */
 	int fresh_work_tried;          /* the overlay refused the branch once, work/ renewed */
 	int union_errno;               /* the union over a volatile branch failed: -errno */
 	int upper_present;             /* enum plan_presence: the writable device */
@@ -208,12 +210,15 @@ struct plan {
 	int flash_asked;               /* a SPEC or union.ubi= names it */
 	unsigned lower_flash;          /* bit n-1: layer n's SPEC names it */
 	int upper_no_flash;            /* the writable SPEC needs raw flash the build lacks */
-	unsigned lower_net;            /* bit n-1: layer n is on the network (nbd:, http://) */
+	unsigned lower_net;            /* bit n-1: layer n is on the network (nbd:, http://, nfs:) */
 	unsigned lower_http;           /* of which fetched to RAM (http://) */
 	unsigned http_insecure;        /* of which unverified, taken by union.insecure=1 */
-	char http_refused[PLAN_WHY_MAX]; /* an http:// layer unverified, without
-					  * union.insecure=1: why it is refused, "" none */
-	unsigned http_refused_layer;   /* that layer */
+	unsigned lower_nfs;            /* of which mounted over NFS (nfs:) */
+	unsigned nfs_tree;             /* of which a directory tree, no image file */
+	char net_refused[PLAN_WHY_MAX]; /* an http:// layer unverified, without
+					  * union.insecure=1, or an nfs: tree to
+					  * verify: why it is refused, "" none */
+	unsigned net_refused_layer;   /* that layer */
 	const char *persist_path;      /* the persistence file on its medium, NULL: none */
 	const char *persist_part;      /* or the label of a partition union.persist.size
 					* makes on the live medium's disk, NULL: none */
@@ -239,7 +244,7 @@ const struct verity_arg *plan_verity(const struct plan *p, unsigned n);
 /* The type a LUKS container probes as (blkid's). */
 #define PLAN_LUKS "crypto_LUKS"
 /* A layer on the network in a build without it. */
-#define PLAN_NEEDS_NET "a read-only layer is on the network (nbd:, http://), which this build leaves out (NET=0)"
+#define PLAN_NEEDS_NET "a read-only layer is on the network (nbd:, http://, nfs:), which this build leaves out (NET=0)"
 #define PLAN_NEEDS_VERITY "read-only layer %u: union.verity= asks for dm-verity, which this build leaves out (VERITY=0)"
 
 void plan_build(const struct plan_facts *f, struct plan *p);

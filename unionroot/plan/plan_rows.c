@@ -91,14 +91,15 @@ static void net_rows(struct plan *p)
 
 	if (!p->lower_net || PLAN_WITHOUT_NET(f))
 		return;
-	if (p->http_refused[0]) {
-		add(p, RUN_REFUSE, p->http_refused_layer, RUNFAIL_LAYER, p->http_refused);
+	if (p->net_refused[0]) {
+		add(p, RUN_REFUSE, p->net_refused_layer, RUNFAIL_LAYER, p->net_refused);
 		return;
 	}
 	add(p, RUN_NET, 0, RUNFAIL_LAYER, f->cfg->ip[0] ? "ip=" : "DHCP");
 	for (unsigned i = 1; i <= p->nlayers; i++)
 		if (p->lower_net >> (i - 1) & 1)
-			add(p, p->lower_http >> (i - 1) & 1 ? RUN_HTTP : RUN_NBD, i, RUNFAIL_LAYER,
+			add(p, p->lower_http >> (i - 1) & 1 ? RUN_HTTP : p->lower_nfs >> (i - 1) & 1 ? RUN_NFS : RUN_NBD,
+			    i, RUNFAIL_LAYER,
 			    p->http_insecure >> (i - 1) & 1 ? "unauthenticated (union.insecure=1)" : NULL);
 }
 
@@ -157,6 +158,8 @@ int plan_row_done(const struct plan *p, const struct plan_row *r)
 		return p->facts->nbd_done >> (r->arg - 1) & 1;
 	if (r->kind == RUN_HTTP)
 		return p->facts->http_done >> (r->arg - 1) & 1;
+	if (r->kind == RUN_NFS)
+		return p->facts->nfs_done >> (r->arg - 1) & 1;
 	return done(p->facts, r->kind);
 }
 
@@ -195,6 +198,7 @@ const char *plan_row_name(int kind)
 		[RUN_NBD] = "connect the nbd export of layer",
 		[RUN_HTTP] = "fetch the http image of layer",
 		[RUN_REFUSE] = "refuse layer",
+		[RUN_NFS] = "mount the nfs export of layer",
 	};
 
 	return kind >= 0 && kind < RUN_KINDS && names[kind][0] ? names[kind] : "?";

@@ -178,10 +178,35 @@ static void step_lines(struct sbuf *sb, const struct plan *p)
 		const struct plan_row *r = &p->row[i];
 
 		sbuf_addf(sb, KEY "%2u %s", i ? "" : "steps", i + 1, plan_row_name(r->kind));
-		if (r->kind == RUN_MOUNT_LOWER || r->kind == RUN_NBD || r->kind == RUN_HTTP || r->kind == RUN_REFUSE)
+		if (r->kind == RUN_MOUNT_LOWER || r->kind == RUN_NBD || r->kind == RUN_HTTP || r->kind == RUN_REFUSE ||
+		    r->kind == RUN_NFS)
 			sbuf_addf(sb, " %u", r->arg);
 		sbuf_addf(sb, "%s%s%s\n", r->why ? ": " : "", r->why ? r->why : "", onfail[r->onfail]);
 	}
+}
+
+/* The network medium's lines: how the address comes, and each kind of
+ * layer on it. */
+static void net_lines(struct sbuf *sb, const struct plan *p)
+{
+	const struct config *c = p->facts->cfg;
+	unsigned refused = p->net_refused[0] ? 1u << (p->net_refused_layer - 1) : 0;
+
+	if (!p->lower_net)
+		return;
+	sbuf_addf(sb, KEY "%s%s\n", "network", PLAN_WITHOUT_NET(p->facts) ? "not in this build (NET=0): " : "",
+		  c->ip[0] ? "ip= on the NIC it names, else the first with a link; nbd: through the kernel's nbd driver" :
+			     "DHCP on the first NIC with a link; nbd: through the kernel's nbd driver");
+	if (PLAN_WITHOUT_NET(p->facts))
+		return;
+	if (p->lower_http)
+		sbuf_addf(sb, KEY "%s\n", "http", refused & p->lower_http ? p->net_refused :
+			  p->http_insecure ? "fetched to RAM; a layer unverified, unauthenticated (union.insecure=1)" :
+					     "fetched to RAM, verified by union.verity");
+	if (p->lower_nfs)
+		sbuf_addf(sb, KEY "%s\n", "nfs", refused & p->lower_nfs ? p->net_refused :
+			  "the kernel's NFS client, NFSv4 over TCP (4.2, else 4.1, 4.0), read-only, hard; "
+			  "a tree is the layer, an image file on it goes on a loop device");
 }
 
 /* The decisions, without the steps: the golden plans compare these. */
@@ -198,15 +223,7 @@ int plan_format_decisions(const struct plan *p, char *buf, size_t cap)
 	if (PLAN_WITHOUT_FLASH(p->facts) && p->flash_asked)
 		sbuf_addf(&sb, KEY "%s\n", "raw flash",
 			  "not in this build (FLASH=0): mtd: and ubi: media are never found, union.ubi= is ignored");
-	if (p->lower_net)
-		sbuf_addf(&sb, KEY "%s%s\n", "network",
-			  PLAN_WITHOUT_NET(p->facts) ? "not in this build (NET=0): " : "",
-			  c->ip[0] ? "ip= on the NIC it names, else the first with a link; nbd: through the kernel's nbd driver" :
-				     "DHCP on the first NIC with a link; nbd: through the kernel's nbd driver");
-	if (p->lower_http && !PLAN_WITHOUT_NET(p->facts))
-		sbuf_addf(&sb, KEY "%s\n", "http", p->http_refused[0] ? p->http_refused :
-			  p->http_insecure ? "fetched to RAM; a layer unverified, unauthenticated (union.insecure=1)" :
-					     "fetched to RAM, verified by union.verity");
+	net_lines(&sb, p);
 	upper_line(&sb, p, spec);
 	if (p->persist_path || p->persist_part)
 		persist_line(&sb, p);

@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A read-only layer on NFS: Debian's nfs-ganesha (its VFS back end; the
+# host kernel has no nfsd) runs as root on 127.0.0.1 at a free port, NFSv4
+# only, from a config file in the scratch directory, and exports two
+# directories read-only: one holds the board's squashfs as a file
+# (pseudo path /srv), the other the same image unpacked (/tree). The guest
+# reaches it only through QEMU's user network with restrict=on and one
+# guestfwd (10.0.2.100:2049), never a host interface. Stories: the image
+# file on the export as the layer, on a loop device, with the board's
+# local ext4 disk as the writable branch, the status naming nfs:, the
+# server, the address and the hard mount; the directory tree as the layer
+# itself with a tmpfs branch; the server absent (an address nothing
+# answers on), one line, then union.onfail=halt. Three boots, about 25 s
+# each.
+# shellcheck disable=SC2016 # the commands run in the guest, expanded there
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+need_qemu net-nfs || exit 0
+need_root net-nfs || exit 0
+need_tools net-nfs ganesha.nfsd unsquashfs python3 ss || exit 0
+GANESHA_LIB=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/ganesha
+if [ ! -f "$GANESHA_LIB/libfsalvfs.so" ]; then
+	skip net-nfs "nfs-ganesha-vfs not installed (tools/packages): no $GANESHA_LIB/libfsalvfs.so"
+	exit 0
+fi
+scratch net-nfs
+mkdir -p "$T/export" "$T/recovery"
+cp "$OUTDIR/rootfs.squashfs" "$T/export/rootfs.squashfs"
+unsquashfs -q -n -d "$T/tree" "$OUTDIR/rootfs.squashfs" >/dev/null
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# Graceless: no 90 s grace period at start, which would stall every OPEN;
+# NFSv4 only: one TCP port, no rpcbind, no mountd, no NLM
+cat >"$T/ganesha.conf" <<EOF
+NFS_CORE_PARAM {
+	NFS_Port = $PORT;
+	Bind_addr = 127.0.0.1;
+	Protocols = 4;
+	Enable_NLM = false;
+	Enable_RQUOTA = false;
+	Enable_UDP = false;
+	Plugins_Dir = "$GANESHA_LIB";
+}
+NFSV4 {
+	Graceless = true;
+	RecoveryBackend = fs;
+	RecoveryRoot = "$T/recovery";
+	Only_Numeric_Owners = true;
+}
+NFS_KRB5 { Active_krb5 = false; }
+EXPORT_DEFAULTS {
+	Access_Type = RO;
+	Squash = No_Root_Squash;
+	SecType = sys;
+	Protocols = 4;
+	Transports = TCP;
+}
+EXPORT {
+	Export_Id = 1;
+	Path = "$T/export";
+	Pseudo = "/srv";
+	FSAL { Name = VFS; }
+}
+EXPORT {
+	Export_Id = 2;
+	Path = "$T/tree";
+	Pseudo = "/tree";
+	FSAL { Name = VFS; }
+}
+EOF
+ganesha.nfsd -F -f "$T/ganesha.conf" -L "$T/ganesha.log" -p "$T/ganesha.pid" >/dev/null 2>&1 &
+GANESHA_PID=$!
+trap 'kill "$GANESHA_PID" 2>/dev/null; wait "$GANESHA_PID" 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do
+	ss -Hltn "sport = :$PORT" | grep -q . && break
+	sleep 0.1
+done
+if ! ss -Hltn "sport = :$PORT" | grep -q .; then
+	fail "net-nfs: nfs-ganesha listens on 127.0.0.1:$PORT" "it does not: $(tail -3 "$T/ganesha.log")"
+	exit 0
+fi
+USERNET="user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:2049-tcp:127.0.0.1:$PORT"
+NOBOOT='real-init: started'
+
+# 1. the image file on the export, on a loop device; the local disk's branch
+new_data "$T/data.img"
+if boot "$T/image.log" "$T/data.img" '/run/unionroot/bin/unionroot status | sed "s/^/STATUS: /"
+	/run/unionroot/bin/unionroot plan | sed "s/^/PLAN: /"
+	sed "s/^/MOUNT: /" /proc/mounts; head -c 4 /etc/os-release >/dev/null && echo MARK-root-reads' \
+	--lower none --net "$USERNET" --nic e1000 \
+	--append "union.lower=nfs:10.0.2.100:/srv:/rootfs.squashfs union.wait=60"; then
+	pass "net-nfs: an image file on an NFS export boots with a local-disk branch"
+else
+	fail "net-nfs: an image file on an NFS export boots with a local-disk branch" "no clean boot (see $T/image.log)"
+	keep_log "$T/image.log" "$T/ganesha.log"
+fi
+expect "net-nfs: the export is mounted read-only, hard, by NFSv4" "$T/image.log" \
+	'^MOUNT: 10\.0\.2\.100:/srv /run/unionroot/nfs/1 nfs4 ro,.*vers=4\.[0-2],.*hard,proto=tcp,.*addr=10\.0\.2\.100'
+expect "net-nfs: the image is on a loop device" "$T/image.log" \
+	'unionroot: read-only layer 1: nfs:10\.0\.2\.100:/srv:/rootfs\.squashfs is /dev/loop[0-9]+ \(NFS 4\.[0-2], read-only, hard\)'
+expect "net-nfs: status names nfs:, the server, the address and the hard mount" "$T/image.log" \
+	'^STATUS: lower1_image=nfs:10\.0\.2\.100:/srv:/rootfs\.squashfs over eth0 10\.0\.2\.15 \(DHCP\), hard mount, NFS 4\.[0-2]'
+expect "net-nfs: the writable branch is the local disk" "$T/image.log" '^STATUS: upper_state=persistent'
+expect "net-nfs: the plan has the nfs row" "$T/image.log" '^PLAN: .* mount the nfs export of layer 1'
+expect "net-nfs: the root reads from the export" "$T/image.log" '^MARK-root-reads'
+
+# 2. the directory tree on the export is the layer itself; a tmpfs branch
+if ! boot "$T/tree.log" none 'sed "s/^/MOUNT: /" /proc/mounts; /run/unionroot/bin/unionroot status | sed "s/^/STATUS: /"
+	head -c 4 /etc/os-release >/dev/null && echo MARK-tree-reads' --lower none --net "$USERNET" --nic e1000 \
+	--append "union.lower=nfs:10.0.2.100:/tree union.upper=tmpfs union.wait=60"; then
+	keep_log "$T/tree.log" "$T/ganesha.log"
+fi
+expect "net-nfs: a tree on the export is the layer" "$T/tree.log" \
+	'unionroot: read-only layer 1: nfs:10\.0\.2\.100:/tree is /run/unionroot/nfs/1 \(NFS 4\.[0-2], read-only, hard\)'
+expect "net-nfs: the layer is the tree, bound read-only" "$T/tree.log" \
+	'^MOUNT: 10\.0\.2\.100:/tree /run/unionroot/lower/0 nfs4 ro,'
+expect "net-nfs: status says the tree's hard mount" "$T/tree.log" \
+	'^STATUS: lower1_image=nfs:10\.0\.2\.100:/tree over eth0 10\.0\.2\.15 \(DHCP\), hard mount'
+expect "net-nfs: the root reads from the tree" "$T/tree.log" '^MARK-tree-reads'
+
+# 3. the server absent: nothing answers at 10.0.2.101 (restrict=on drops it)
+boot "$T/noserver.log" none 'true' --lower none --net "$USERNET" --nic e1000 \
+	--append "union.lower=nfs:10.0.2.101:/srv:/rootfs.squashfs@15 union.upper=tmpfs union.onfail=halt" || true
+expect "net-nfs: an absent server is one line, then union.onfail=halt" "$T/noserver.log" \
+	'unionroot: read-only layer 1: nfs:10\.0\.2\.101:/srv:/rootfs\.squashfs: server unreachable on port 2049: [^;]+; powering off \(union.onfail=halt\)'
+expect_not "net-nfs: nothing runs without the NFS layer" "$T/noserver.log" "$NOBOOT" "the real init ran"
