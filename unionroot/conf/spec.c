@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "conf/specvar.h"
 #include "lib/sbuf.h"
 #include "net/dhcp.h"
 
@@ -84,6 +85,8 @@ static int valid_value(const struct spec *s, size_t vlen, char *err, size_t errl
 		return fail(err, errlen, 0, "device path leaves /dev");
 	if (s->kind == SPEC_NBD && spec_nbd_split(s->value, &addr, &port, &name) < 0)
 		return fail(err, errlen, 0, SPEC_NBD_WHY);
+	if (s->kind == SPEC_NBD && specvar_check(name, err, errlen) < 0)
+		return 0; /* ${mac}, ${hostname}: expanded once the network is up */
 	if (s->kind == SPEC_HTTP && HTTP_CHECKED && spec_http_split(s->value, &addr, &port, &name) < 0)
 		return fail(err, errlen, 0, SPEC_HTTP_WHY);
 	if ((s->kind == SPEC_UUID || s->kind == SPEC_PARTUUID) && !valid_uuid(s->value))
