@@ -59,7 +59,7 @@ static int value_of(int var, const struct specvar_vals *v, const char **val, cha
 	if (var == VAR_HOSTNAME && (!*val || !**val))
 		return said(why, cap, "${hostname}: neither DHCP nor ip= gave a host name");
 	if (var == VAR_HOSTNAME && !host_ok(*val))
-		return said(why, cap, "${hostname}: the host name is no export name's (want up to 63 letters, digits, '-', '.', '_')");
+		return said(why, cap, "${hostname}: the host name is no export name's (want up to 64 letters, digits, '-', '.', '_')");
 	return 0;
 }
 

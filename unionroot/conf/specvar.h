@@ -11,7 +11,7 @@
 #include "lib/defs.h"
 
 #define SPECVAR_MAC_TEXT 18  /* "52-54-00-12-34-56" and its NUL */
-#define SPECVAR_HOST_MAX 64  /* a host name's label, and its NUL */
+#define SPECVAR_HOST_MAX 65  /* a host name (__NEW_UTS_LEN) and its NUL */
 #define SPECVAR_NAMES "${mac} or ${hostname}"
 
 struct specvar_vals {

@@ -198,7 +198,7 @@ int plan_format_decisions(const struct plan *p, char *buf, size_t cap)
 	if (PLAN_WITHOUT_FLASH(p->facts) && p->flash_asked)
 		sbuf_addf(&sb, KEY "%s\n", "raw flash",
 			  "not in this build (FLASH=0): mtd: and ubi: media are never found, union.ubi= is ignored");
-	if (p->lower_net)
+	if (p->lower_net || p->upper_net)
 		sbuf_addf(&sb, KEY "%s%s\n", "network",
 			  PLAN_WITHOUT_NET(p->facts) ? "not in this build (NET=0): " : "",
 			  c->ip[0] ? "ip= on the NIC it names, else the first with a link; nbd: through the kernel's nbd driver" :
