@@ -28,7 +28,7 @@ static void a_client_gets_its_own_export_name(void)
 
 static void unknown_names_are_refused_in_one_line(void)
 {
-	static const char *bad[] = { "x/${MAC}", "x/${}", "x/${mac", "x/${ip}", "x/${mac}${host}" };
+	static const char *bad[] = { "x/${MAC}", "x/${}", "x/${mac", "x/${ip}", "x/${mac}${host}", "x/${a\nb}" };
 	char why[160];
 
 	CHECK_INT(specvar_check("x/clients-${mac}-${hostname}", why, sizeof(why)), 0);

@@ -22,6 +22,7 @@ static int said(char *why, size_t cap, const char *what)
 static int var_at(const char *text, size_t *len, char *why, size_t cap)
 {
 	const char *end = strchr(text + 2, '}');
+	char shown[33];
 	size_t n;
 
 	if (!end)
@@ -31,8 +32,13 @@ static int var_at(const char *text, size_t *len, char *why, size_t cap)
 	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++)
 		if (strlen(var_names[i]) == n && memcmp(var_names[i], text + 2, n) == 0)
 			return (int)i;
-	IGNORE(strfmt(why, cap, "unknown ${%.*s} in the export name (want " SPECVAR_NAMES ")",
-		      (int)(n > 32 ? 32 : n), text + 2)); /* a cut line still says it */
+	/* the name as given, its odd bytes as '?': the line stays one line */
+	n = n > sizeof(shown) - 1 ? sizeof(shown) - 1 : n;
+	for (size_t i = 0; i < n; i++)
+		shown[i] = text[2 + i] >= ' ' && text[2 + i] <= '~' ? text[2 + i] : '?';
+	shown[n] = '\0';
+	IGNORE(strfmt(why, cap, "unknown ${%s} in the export name (want " SPECVAR_NAMES ")",
+		      shown)); /* a cut line still says it */
 	return -EINVAL;
 }
 

@@ -88,7 +88,7 @@ static void conf_addr(struct sbuf *sb, const char *key, uint32_t addr)
  * PROTO is 'dhcp' for a leased address, else 'none' as ipconfig has it. */
 int dhcp_lease_conf(const struct dhcp_lease *l, const char *device, int dhcp, char *buf, size_t cap)
 {
-	const char *const texts[] = { device, l->hostname, l->domain, l->root_path, l->boot_file };
+	const char *texts[] = { device, l->hostname, l->domain, l->root_path, l->boot_file };
 	uint32_t bcast = l->broadcast;
 	struct sbuf sb;
 
