@@ -10,7 +10,8 @@
 #include "net/dhcp.h"
 
 /* A build without the network (make NET=0) stops at any http:// layer
- * and needs no more of its URL than its prefix. */
+ * and needs no more of its URL than its prefix, nor of an nbd: export's
+ * name than its grammar's: ${mac} and ${hostname} are never expanded. */
 #ifdef UNIONROOT_NO_NET
 #define HTTP_CHECKED 0
 #else
@@ -85,7 +86,7 @@ static int valid_value(const struct spec *s, size_t vlen, char *err, size_t errl
 		return fail(err, errlen, 0, "device path leaves /dev");
 	if (s->kind == SPEC_NBD && spec_nbd_split(s->value, &addr, &port, &name) < 0)
 		return fail(err, errlen, 0, SPEC_NBD_WHY);
-	if (s->kind == SPEC_NBD && specvar_check(name, err, errlen) < 0)
+	if (s->kind == SPEC_NBD && HTTP_CHECKED && specvar_check(name, err, errlen) < 0)
 		return 0; /* ${mac}, ${hostname}: expanded once the network is up */
 	if (s->kind == SPEC_HTTP && HTTP_CHECKED && spec_http_split(s->value, &addr, &port, &name) < 0)
 		return fail(err, errlen, 0, SPEC_HTTP_WHY);
