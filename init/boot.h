@@ -9,6 +9,7 @@
 #include "branch/state.h"
 #include "conf/config.h"
 #include "conf/spec.h"
+#include "conf/specvar.h"
 #include "kmod/moddep.h"
 #include "lib/defs.h"
 #include "lib/runstate.h"
@@ -59,6 +60,11 @@ struct boot {
 	char net_addr[16];                 /* its address */
 	char net_text[64];                 /* "eth0 10.0.2.15 (DHCP)" */
 	char net_ip[320];                  /* the lease as the kernel's ip= value */
+	char net_mac[SPECVAR_MAC_TEXT];    /* the NIC's address as ${mac} says it, "" unknown */
+	char net_host[SPECVAR_HOST_MAX];   /* DHCP's or ip='s host name for ${hostname}, "" none */
+	struct spec upper_net;             /* an nbd: branch's device once connected (net_nbd.c):
+					    * what the wait finds in its SPEC's place; kind SPEC_NBD
+					    * until then */
 	/* facts: step 5, the branch's control state (writable.c) */
 	char lower_id[SPEC_LIST_MAX][STATE_ID_MAX]; /* identities of the read-only layers */
 	unsigned nlower_id;                /* 0 when one could not be read */

@@ -42,7 +42,15 @@ static int supported(const struct spec *s, int upper)
 
 static int is_upper(const struct boot *b, const struct want *w)
 {
-	return w->spec == &b->cfg.upper_spec;
+	(void)b;
+	return w->kind == WAIT_UPPER;
+}
+
+/* The writable branch's SPEC as the wait finds it: an nbd: export's
+ * device once connected, else as configured. */
+static const struct spec *upper_spec(const struct boot *b)
+{
+	return b->cfg.upper_spec.kind == SPEC_NBD && b->upper_net.value[0] ? &b->upper_net : &b->cfg.upper_spec;
 }
 
 /* The image chain of a read-only layer on medium d: the SPEC's paths, or
@@ -170,7 +178,7 @@ static int try_resolve(struct boot *b, struct want *w, int past, char *why, size
 	if (w->spec->kind == SPEC_AUTO)
 		return try_auto(b, w);
 	if (w->spec->kind == SPEC_MTD || w->spec->kind == SPEC_UBI)
-		return (w->done = flash_resolve(b, w->spec, w->spec == &b->cfg.upper_spec, w->dev, w->type,
+		return (w->done = flash_resolve(b, w->spec, is_upper(b, w), w->dev, w->type,
 						w->role));
 	IGNORE(spec_format(w->spec, text, sizeof(text))); /* for the messages only */
 	d = choose(b, w, past, text, why, whylen);
@@ -354,8 +362,8 @@ static int want_for(struct boot *b, const struct plan_wait *pw, struct want *w, 
 	char why[CFG_ERR_MAX];
 
 	if (pw->kind == WAIT_UPPER) {
-		*w = (struct want){ &b->cfg.upper_spec, WAIT_UPPER, "writable branch", b->upper_dev,
-				    b->upper_type, deadline_for(b, &b->cfg.upper_spec, now), 0, 0, 0 };
+		*w = (struct want){ upper_spec(b), WAIT_UPPER, "writable branch", b->upper_dev,
+				    b->upper_type, deadline_for(b, upper_spec(b), now), 0, 0, 0 };
 		return 0;
 	}
 	if (pw->layer < 1 || pw->layer > b->nlower)

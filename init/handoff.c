@@ -66,7 +66,7 @@ static int copy_file(const char *src, const char *dst, mode_t mode)
  * as /run/initramfs/shutdown, with the mount points the switch needs. */
 static void shutdown_layout(void)
 {
-	static const char dirs[][24] = { RUN_INITRAMFS "/dev", RUN_INITRAMFS "/proc",
+	static const char dirs[][24] = { RUN_INITRAMFS "/dev", RUN_INITRAMFS "/proc", RUN_INITRAMFS "/sys",
 					 RUN_INITRAMFS "/run", RUN_INITRAMFS "/oldroot" };
 	int rc = 0;
 

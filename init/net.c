@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "boot.h"
+#include "conf/specvar.h"
 #include "lib/filesave.h"
 #include "lib/log.h"
 #include "lib/sbuf.h"
@@ -29,7 +30,8 @@ static int said(char *why, size_t cap, int rc, const char *what, const char *dev
 	return rc;
 }
 
-/* The deadline of the network: the first layer on it's own, else union.wait. */
+/* The deadline of the network: the first layer on it's own, else the
+ * writable branch's on it, else union.wait. */
 uint64_t net_deadline(const struct boot *b)
 {
 	const struct spec *s = NULL;
@@ -40,6 +42,8 @@ uint64_t net_deadline(const struct boot *b)
 	for (unsigned i = 0; i < n && !s; i++)
 		if (layers[i].kind == SPEC_NBD || layers[i].kind == SPEC_HTTP || layers[i].kind == SPEC_NFS)
 			s = &layers[i];
+	if (!s && b->cfg.upper_is_spec && b->cfg.upper_spec.kind == SPEC_NBD)
+		s = &b->cfg.upper_spec;
 	secs = s && s->deadline >= 0 ? s->deadline : config_wait(&b->cfg);
 	return secs == CFG_WAIT_FOREVER ? UINT64_MAX : sys_now_ms() + (uint64_t)secs * 1000u;
 }
@@ -199,14 +203,21 @@ static void save(const char *dir_path, const char *name, const char *text)
 
 /* For the real init: /run/unionroot/net (KEY=value) and initramfs-tools'
  * /run/net-DEVICE.conf, so that it keeps the address its root runs over. */
-static void net_records(struct boot *b, const struct dhcp_lease *l, int dhcp)
+static void net_records(struct boot *b, const struct dhcp_lease *l, int dhcp, const char *ip_host)
 {
 	static char conf[1024], text[512];
-	char name[32], addr[16];
+	char name[32], addr[16], path_of_mac[64], mac[32];
 	struct sbuf sb;
 
 	ipv4_text(l->yiaddr, addr);
 	IGNORE(strcopy(b->net_addr, sizeof(b->net_addr), addr)); /* same size */
+	/* ${mac} and ${hostname} of an nbd: export; a name too long for
+	 * either is one no export name takes */
+	IGNORE(strfmt(path_of_mac, sizeof(path_of_mac), "/sys/class/net/%s/address", b->net_dev)); /* fits */
+	if (sys_read_file(path_of_mac, mac, sizeof(mac)) < 0 || specvar_mac(mac, b->net_mac) < 0)
+		b->net_mac[0] = '\0';
+	if (strcopy(b->net_host, sizeof(b->net_host), l->hostname[0] ? l->hostname : ip_host) < 0)
+		IGNORE(strcopy(b->net_host, sizeof(b->net_host), "?")); /* fits */
 	if (dhcp_lease_ipparam(l, b->net_dev, b->net_ip, sizeof(b->net_ip)) < 0)
 		b->net_ip[0] = '\0';
 	sbuf_init(&sb, text, sizeof(text));
@@ -231,6 +242,7 @@ int step_net(struct boot *b, struct step_out *o)
 
 	memset(&ip, 0, sizeof(ip));
 	memset(&l, 0, sizeof(l));
+	o->step = STEP_FIND; /* serving the writable branch alone, it fails it as a disk not found */
 	if (b->cfg.ip[0] && ip_param_parse(b->cfg.ip, &ip) < 0) {
 		IGNORE(strfmt(o->why, sizeof(o->why), "network: ip=%s: %s", b->cfg.ip, ip.why));
 		return -EINVAL;
@@ -253,7 +265,7 @@ int step_net(struct boot *b, struct step_out *o)
 	sys_close(sock);
 	if (rc < 0)
 		return rc;
-	net_records(b, &l, dhcp);
+	net_records(b, &l, dhcp, ip.hostname);
 	IGNORE(strfmt(b->net_text, sizeof(b->net_text), "%s %s (%s)", b->net_dev, b->net_addr,
 		      dhcp ? "DHCP" : "ip=")); /* a cut line still names the NIC */
 	log_info("network: %s", b->net_text);

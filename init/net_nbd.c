@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* A read-only layer's nbd: export on a kernel nbd device: a TCP connection,
+/* An nbd: export on a kernel nbd device, a read-only layer's or the
+ * writable branch's: a TCP connection,
  * the fixed newstyle handshake (net/nbd.c, fed what the server sends), then
  * the ioctl interface (NBD_SET_BLKSIZE, NBD_SET_SIZE, NBD_SET_FLAGS,
  * NBD_SET_SOCK) and a child of PID 1 that holds NBD_DO_IT for as long as
@@ -16,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "boot.h"
+#include "conf/specvar.h"
 #include "lib/log.h"
 #include "lib/sbuf.h"
 #include "lib/strnum.h"
@@ -33,6 +35,12 @@
 #define NBD_CLEAR_SOCK _IO(0xab, 4)
 #define NBD_CLEAR_QUE _IO(0xab, 5)
 #define NBD_SET_FLAGS _IO(0xab, 10)
+#define NBD_SET_TIMEOUT _IO(0xab, 9)
+/* A writable branch's request unanswered this long fails (EIO), and its
+ * ext4 turns read-only as on a worn card: a server gone without a word
+ * (a network lost, a forwarder that never passes the close on) would
+ * otherwise hang every writer. A read-only layer keeps no timeout. */
+#define NBD_UPPER_TIMEOUT_S 20
 
 int net_dial(uint32_t addr, unsigned port, uint64_t end)
 {
@@ -111,8 +119,8 @@ static NORETURN void serve(struct boot *b, int dev)
 }
 
 /* /dev/nbdN given the export and fd: 0, or -errno with why. */
-static int attach(struct boot *b, unsigned n, int fd, const struct nbd_hs *h, uint64_t end, char *why,
-		  size_t cap)
+static int attach(struct boot *b, unsigned n, int fd, const struct nbd_hs *h, uint64_t end, unsigned timeout_s,
+		  char *why, size_t cap)
 {
 	char path[24], size[32];
 	/* a 32-bit board's unsigned long holds no size over 4 GiB: blocks then */
@@ -130,6 +138,7 @@ static int attach(struct boot *b, unsigned n, int fd, const struct nbd_hs *h, ui
 	if ((rc = sys_ioctl(dev, NBD_SET_BLKSIZE, (void *)512ul)) < 0 ||
 	    (rc = sys_ioctl(dev, big ? NBD_SET_SIZE_BLOCKS : NBD_SET_SIZE, (void *)bytes)) < 0 ||
 	    (rc = sys_ioctl(dev, NBD_SET_FLAGS, (void *)(unsigned long)h->flags)) < 0 ||
+	    (timeout_s && (rc = sys_ioctl(dev, NBD_SET_TIMEOUT, (void *)(unsigned long)timeout_s)) < 0) ||
 	    (rc = sys_ioctl(dev, NBD_SET_SOCK, (void *)(long)fd)) < 0) {
 		IGNORE(strfmt(why, cap, "%s refused the export: %s", path, strerror(-rc)));
 		sys_close(dev);
@@ -156,47 +165,95 @@ static int attach(struct boot *b, unsigned n, int fd, const struct nbd_hs *h, ui
 	return -ETIMEDOUT;
 }
 
-int step_nbd(struct boot *b, unsigned layer, struct step_out *o)
+/* The export of SPEC s (its ${mac} and ${hostname} put in, into value) on
+ * /dev/nbdN, for role ("read-only layer 1", "writable branch"): a writable
+ * branch wants the export writable, and its I/O to fail after a server's
+ * silence (no FIN comes through a lost network) rather than hang; 0, or
+ * -errno with why. */
+static int connect_export(struct boot *b, const char *role, const struct spec *s, unsigned n, int writable,
+			  char *value, size_t cap, struct step_out *o)
 {
 	static struct nbd_hs h;
-	const struct spec *s = &b->lower[layer - 1];
+	const struct specvar_vals vars = { b->net_mac, b->net_host };
 	uint64_t end = net_deadline(b);
 	const char *name;
 	uint32_t addr;
-	unsigned port, n = 0;
+	unsigned port;
 	int fd, rc;
 
-	for (unsigned i = 0; i + 1 < layer; i++)
-		n += b->facts.nbd_done >> i & 1;
-	if (spec_nbd_split(s->value, &addr, &port, &name) < 0 || nbd_start(&h, name) < 0) {
-		IGNORE(strfmt(o->why, sizeof(o->why), "read-only layer %u: %s", layer, SPEC_NBD_WHY));
+	if (specvar_expand(s->value, &vars, value, cap, h.why, sizeof(h.why)) < 0) {
+		IGNORE(strfmt(o->why, sizeof(o->why), "%s: nbd:%s: %s", role, s->value, h.why));
 		return -EINVAL;
 	}
-	IGNORE(strfmt(b->lower_via[layer - 1], sizeof(b->lower_via[0]), "nbd:%s over %s", s->value,
-		      b->net_text)); /* a cut text still names the server */
+	if (spec_nbd_split(value, &addr, &port, &name) < 0 || nbd_start(&h, name) < 0) {
+		IGNORE(strfmt(o->why, sizeof(o->why), "%s: %s", role, SPEC_NBD_WHY));
+		return -EINVAL;
+	}
 	watchdog_phase(end == UINT64_MAX ? 0 : (unsigned)((end - sys_now_ms()) / 1000) + WD_MARGIN_S,
-		       "connecting to nbd:%s", s->value);
+		       "connecting to nbd:%s", value);
 	fd = net_dial(addr, port, end);
 	if (fd < 0) {
-		IGNORE(strfmt(o->why, sizeof(o->why), "read-only layer %u: nbd server %s unreachable: %s", layer,
-			      s->value, fd == -EAGAIN || fd == -EINPROGRESS ? "no answer by the deadline" :
-			      strerror(-fd)));
+		IGNORE(strfmt(o->why, sizeof(o->why), "%s: nbd server %s unreachable: %s", role, value,
+			      fd == -EAGAIN || fd == -EINPROGRESS ? "no answer by the deadline" : strerror(-fd)));
 		return fd;
 	}
 	rc = handshake(fd, &h);
+	if (rc == 0 && writable && (h.flags & NBD_FLAG_READ_ONLY)) {
+		IGNORE(strcopy(h.why, sizeof(h.why), "the server exports it read-only, and a writable branch needs it writable"));
+		rc = -EROFS;
+	}
 	if (rc == 0)
-		rc = attach(b, n, fd, &h, end, h.why, sizeof(h.why));
+		rc = attach(b, n, fd, &h, end, writable ? NBD_UPPER_TIMEOUT_S : 0, h.why, sizeof(h.why));
 	sys_close(fd);
 	if (rc < 0) {
-		IGNORE(strfmt(o->why, sizeof(o->why), "read-only layer %u: nbd:%s: %s", layer, s->value,
-			      h.why));
+		IGNORE(strfmt(o->why, sizeof(o->why), "%s: nbd:%s: %s", role, value, h.why));
 		return rc;
 	}
-	log_info("read-only layer %u: nbd:%s is /dev/nbd%u (%llu bytes%s)", layer, s->value, n,
-		 (unsigned long long)h.size, h.flags & NBD_FLAG_READ_ONLY ? ", read-only" : "");
+	log_info("%s: nbd:%s is /dev/nbd%u (%llu bytes%s)", role, value, n, (unsigned long long)h.size,
+		 h.flags & NBD_FLAG_READ_ONLY ? ", read-only" : "");
+	return 0;
+}
+
+int step_nbd(struct boot *b, unsigned layer, struct step_out *o)
+{
+	static char value[SPEC_VALUE_MAX], role[24];
+	const struct spec *s = &b->lower[layer - 1];
+	unsigned n = 0;
+	int rc;
+
+	for (unsigned i = 0; i + 1 < layer; i++)
+		n += b->facts.nbd_done >> i & 1;
+	IGNORE(strfmt(role, sizeof(role), "read-only layer %u", layer)); /* fits */
+	IGNORE(strfmt(b->lower_via[layer - 1], sizeof(b->lower_via[0]), "nbd:%s over %s", s->value,
+		      b->net_text)); /* a cut text still names the server */
+	rc = connect_export(b, role, s, n, 0, value, sizeof(value), o);
+	if (rc < 0)
+		return rc;
+	IGNORE(strfmt(b->lower_via[layer - 1], sizeof(b->lower_via[0]), "nbd:%s over %s", value,
+		      b->net_text)); /* a cut text still names the server */
 	/* from here the layer is a device as any other; its SPEC stays in the
 	 * configuration for the plan and the status */
 	IGNORE(strfmt(b->lower[layer - 1].value, sizeof(b->lower[0].value), "/dev/nbd%u", n)); /* fits */
 	b->lower[layer - 1].kind = SPEC_DEV;
+	return 0;
+}
+
+int step_nbd_upper(struct boot *b, struct step_out *o)
+{
+	static char value[SPEC_VALUE_MAX];
+	unsigned n = (unsigned)__builtin_popcount(b->facts.nbd_done); /* the layers' come first */
+	int rc;
+
+	o->step = STEP_FIND; /* an export not had is a disk not found: union.onfail */
+	rc = connect_export(b, "writable branch", &b->cfg.upper_spec, n, 1, value, sizeof(value), o);
+	if (rc < 0)
+		return rc;
+	IGNORE(strfmt(b->upper_via, sizeof(b->upper_via), "nbd:%s over %s", value,
+		      b->net_text)); /* a cut text still names the server */
+	/* the wait finds the device in the SPEC's place, which the
+	 * configuration keeps for the plan and the status */
+	b->upper_net = b->cfg.upper_spec;
+	b->upper_net.kind = SPEC_DEV;
+	IGNORE(strfmt(b->upper_net.value, sizeof(b->upper_net.value), "/dev/nbd%u", n)); /* fits */
 	return 0;
 }

@@ -21,6 +21,12 @@ int step_nbd(struct boot *b, unsigned layer, struct step_out *o)
 	return step_net(b, o);
 }
 
+int step_nbd_upper(struct boot *b, struct step_out *o)
+{
+	o->step = STEP_FIND;
+	return step_net(b, o);
+}
+
 int step_http(struct boot *b, unsigned layer, struct step_out *o)
 {
 	(void)layer;

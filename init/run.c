@@ -223,6 +223,8 @@ static int run_row(struct boot *b, const struct plan_row *r, struct step_out *o)
 		return step_net(b, o);
 	case RUN_NBD:
 		return step_nbd(b, r->arg, o);
+	case RUN_NBD_UPPER:
+		return step_nbd_upper(b, o);
 	case RUN_HTTP:
 		return step_http(b, r->arg, o);
 	case RUN_NFS:
@@ -265,7 +267,9 @@ static void record(struct boot *b, const struct plan_row *r, int rc, const struc
 			b->facts.http_done |= 1u << (r->arg - 1);
 		else if (r->kind == RUN_NFS)
 			b->facts.nfs_done |= 1u << (r->arg - 1);
-		else
+		else if (r->kind == RUN_NBD_UPPER)
+			b->facts.nbd_upper_done = 1;
+		else if (r->kind <= RUN_REFUSE) /* the done bits' last kind (plan_rows.c) */
 			b->facts.done |= 1u << r->kind;
 		return;
 	}
@@ -317,6 +321,7 @@ int boot_turn(struct boot *b)
 	if (!b->mount_broken && r->kind != RUN_MODULES && r->kind != RUN_WAIT_MEDIA &&
 	    r->kind != RUN_NET && r->kind != RUN_NBD && r->kind != RUN_HTTP && r->kind != RUN_REFUSE &&
 	    r->kind != RUN_NFS &&
+	    r->kind != RUN_NBD_UPPER &&
 	    r->kind != RUN_FORMAT && !(r->kind == RUN_FALLBACK && b->facts.lowers_mounted == 0)) {
 		rescue_break(b, BREAK_MOUNT, "mount");
 		watchdog_phase(WD_PHASE_S, "building the union");

@@ -65,14 +65,16 @@ static int enter(void)
 	return sys_chdir("/");
 }
 
-/* Our own /dev and /proc, and the console from there: the old root's /dev
- * stays busy while fds 0-2 hold its console. */
+/* Our own /dev, /proc and /sys (where the nbd devices still serving are
+ * found once all is unmounted), and the console from there: the old
+ * root's /dev stays busy while fds 0-2 hold its console. */
 static void own_mounts(void)
 {
 	int fd;
 
 	IGNORE(sys_mount("devtmpfs", "/dev", "devtmpfs", 0, NULL)); /* over systemd's bind, or its dir */
 	IGNORE(sys_mount("proc", "/proc", "proc", 0, NULL));
+	IGNORE(sys_mount("sysfs", "/sys", "sysfs", 0, NULL)); /* without it no nbd device leaves its server */
 	fd = sys_open("/dev/console", O_RDWR | O_NOCTTY);
 	for (int i = 0; fd >= 0 && i < 3; i++)
 		IGNORE(sys_dup2(fd, i)); /* the old one stays: lines still reach a console */

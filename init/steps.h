@@ -25,6 +25,9 @@ int step_unlock(struct boot *b, struct step_out *o);
  * which then stands in its SPEC's place. net_none.c: a build without. */
 int step_net(struct boot *b, struct step_out *o);
 int step_nbd(struct boot *b, unsigned layer, struct step_out *o);
+/* init/net_nbd.c: the writable branch's nbd: export, writable, on /dev/nbdN
+ * (b->upper_net), which the wait then finds in its SPEC's place */
+int step_nbd_upper(struct boot *b, struct step_out *o);
 /* init/net_http.c: layer's http:// image fetched into a tmpfs, on a loop
  * device, which then stands in its SPEC's place */
 int step_http(struct boot *b, unsigned layer, struct step_out *o);

@@ -70,6 +70,13 @@ static void network_up(void)
 	strcpy(b->net_text, "eth0 10.0.2.15 (DHCP)");
 }
 
+/* the network is up on QEMU's first NIC: a branch's ${mac} is known */
+static void network_up_with_a_mac(void)
+{
+	network_up();
+	strcpy(run_boot_state()->net_mac, "52-54-00-12-34-56");
+}
+
 static void blank_upper(void)
 {
 	run_boot_state()->upper_type[0] = '\0';
@@ -248,6 +255,14 @@ const struct run_case run_cases[] = {
 	  .rows = "mount the nfs export of layer", .power = RB_POWER_OFF,
 	  .said = "read-only layer 1: nfs:10.0.2.100:/srv:/root.img: server unreachable on port 2049: Network is unreachable; powering off (union.onfail=halt)",
 	  .never = "mount /run/unionroot/nfs/1" },
+	{ .kind = RUN_NBD_UPPER, .name = "a branch's nbd server unreachable: union.onfail's tmpfs, in one line",
+	  .cmdline = "union.upper=nbd:10.0.2.100:10809/clients-${mac}", .prepare = network_up_with_a_mac,
+	  .fault = { { "socket", NULL, 0, -ENETUNREACH } },
+	  .rows = "connect the branch's nbd export,union.onfail," LOWER "mount a volatile branch,mount the overlay",
+	  .state = "volatile: writable branch: nbd server 10.0.2.100:10809/clients-52-54-00-12-34-56 unreachable",
+	  .backend = "overlay",
+	  .said = "writable branch: nbd server 10.0.2.100:10809/clients-52-54-00-12-34-56 unreachable: Network is unreachable; booting with a volatile writable branch in RAM (union.onfail=tmpfs)",
+	  .never = "umount2 " RW },
 	{ .kind = -1, .name = "a persistent branch",
 	  .rows = LOWER DEVICE PERSISTENT, .state = "persistent on /dev/vdb (ext4)", .backend = "overlay",
 	  .never = "umount2 " RW },

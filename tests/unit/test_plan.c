@@ -1022,6 +1022,77 @@ static void sysupgrade_is_placed_between_layout_and_state(void)
 	CHECK_INT(has_row(&p, RUN_SYSUPGRADE), 0);
 }
 
+/* A writable branch on an nbd: export: the network (even with every layer
+ * local) and the export's connection before the wait, which then finds
+ * its device as any writable one; failing, each is a disk not found:
+ * union.onfail before anything is mounted, and no second wait for it. A
+ * build without the network takes union.onfail and says why. */
+static void an_nbd_branch_is_connected_before_the_wait(void)
+{
+	static struct config c;
+	static struct plan_facts f;
+	static struct plan p;
+	static char text[PLAN_TEXT_MAX];
+
+	device_facts(&c, &f, "union.upper=nbd:10.0.2.100:10809/clients-${mac}", "", "");
+	f.upper_present = PRESENT_UNKNOWN;
+	plan_build(&f, &p);
+	CHECK_INT(p.upper_net, 1);
+	CHECK_INT(p.upper_kind, UPPER_DEVICE);
+	CHECK_INT(p.row[1].kind, RUN_NET);
+	CHECK_INT(p.row[1].onfail, RUNFAIL_BRANCH);
+	CHECK_INT(p.row[2].kind, RUN_NBD_UPPER);
+	CHECK_INT(p.row[2].onfail, RUNFAIL_BRANCH);
+	CHECK_INT(p.row[3].kind, RUN_WAIT_MEDIA);
+	CHECK_INT(p.wait[p.nwait - 1].kind, WAIT_UPPER);
+	CHECK_INT(plan_format(&p, text, sizeof(text)), 0);
+	CHECK(strstr(text, "connect the branch's nbd export (failing: union.onfail)") != NULL);
+	CHECK_INT(plan_row_done(&p, &p.row[2]), 0);
+	/* connected: the wait finds it, and the device's rows follow */
+	f.done = 1u << RUN_MODULES | 1u << RUN_NET | 1u << RUN_WAIT_MEDIA;
+	f.nbd_upper_done = 1;
+	f.upper_present = PRESENT_YES;
+	f.upper_dev = "/dev/nbd0";
+	f.upper_type = "ext4";
+	plan_build(&f, &p);
+	CHECK_INT(plan_row_done(&p, &p.row[2]), 1);
+	CHECK_INT(has_row(&p, RUN_MOUNT_BRANCH), 1);
+	CHECK_INT(has_row(&p, RUN_FALLBACK), 0);
+	/* the export not had: union.onfail right after the wait, which
+	 * waits for the layers alone */
+	f.done = 1u << RUN_MODULES | 1u << RUN_NET;
+	f.nbd_upper_done = 0;
+	f.upper_present = PRESENT_UNKNOWN;
+	f.failed_step = STEP_FIND;
+	strcpy(f.upper_failed, "writable branch: nbd:10.0.2.100:10809/clients-52-54-00-12-34-56: no such export");
+	plan_build(&f, &p);
+	CHECK_INT(p.upper_failed, 1);
+	CHECK_INT(p.upper_kind, UPPER_TMPFS);
+	CHECK_INT(has_row(&p, RUN_NBD_UPPER), 0);
+	CHECK_INT(p.row[2].kind, RUN_WAIT_MEDIA);
+	CHECK_INT(p.row[3].kind, RUN_FALLBACK);
+	for (unsigned i = 0; i < p.nwait; i++)
+		CHECK(p.wait[i].kind != WAIT_UPPER);
+	/* with a layer on the network too, the network's failure stops the boot */
+	device_facts(&c, &f, "union.lower=nbd:10.0.2.100:10809/root union.upper=nbd:10.0.2.100:10809/${hostname}",
+		     "", "");
+	f.done = 0;
+	plan_build(&f, &p);
+	CHECK_INT(p.row[1].kind, RUN_NET);
+	CHECK_INT(p.row[1].onfail, RUNFAIL_LAYER);
+	CHECK_INT(p.row[2].kind, RUN_NBD);
+	CHECK_INT(p.row[3].kind, RUN_NBD_UPPER);
+	CHECK_INT(p.row[4].kind, RUN_WAIT_MEDIA);
+	/* without the network in the build: union.onfail, and why */
+	device_facts(&c, &f, "union.upper=nbd:10.0.2.100:10809/clients-${mac}", "", "");
+	f.no_net = 1;
+	plan_build(&f, &p);
+	CHECK_INT(p.upper_failed, 1);
+	CHECK_INT(has_row(&p, RUN_NET), 0);
+	CHECK_STR(p.fallback_why,
+		  "writable branch nbd:10.0.2.100:10809/clients-${mac} is on the network (nbd:), which this build leaves out (NET=0)");
+}
+
 /* A layer on the network: the network's row, then its export's, before
  * the wait, each failing to union.onfail's stop; the export's row is done
  * by its fact. A build without the network stops the boot, and says so. */
@@ -1074,4 +1145,5 @@ UNIT_SUITE(plan,
 	   { "a kiosk session needs the persistent branch", a_kiosk_session_needs_the_persistent_branch },
 	   { "what the build leaves out is never waited for", what_the_build_leaves_out_is_never_waited_for },
 	   { "OpenWrt's sysupgrade.tgz is placed between the layout and the state's save",
-	     sysupgrade_is_placed_between_layout_and_state });
+	     sysupgrade_is_placed_between_layout_and_state },
+	   { "an nbd: branch is connected before the wait", an_nbd_branch_is_connected_before_the_wait });

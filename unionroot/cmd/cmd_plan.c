@@ -327,7 +327,9 @@ static int print_plan(const struct config *c)
 		f.mount_at = mode + 11;
 	f.upper_dev = dev;
 	f.upper_type = type;
-	if (c->upper_is_spec) {
+	if (c->upper_is_spec && c->upper_spec.kind == SPEC_NBD) {
+		f.upper_present = PRESENT_UNKNOWN; /* an export is connected at boot, never looked for here */
+	} else if (c->upper_is_spec) {
 		f.upper_present = find_dev(&c->upper_spec, c, 1, dev, type, &count, &waiting) ? PRESENT_YES :
 											      PRESENT_NO;
 		/* a missing UBI volume is made at boot from union.ubi='s free space */

@@ -5,11 +5,14 @@
 #include <errno.h>
 #include <string.h>
 
+#include "conf/specvar.h"
 #include "lib/sbuf.h"
 #include "net/dhcp.h"
 
 /* A build without the network (make NET=0) stops at any http:// or nfs:
- * layer and needs no more of its value than its prefix. */
+ * layer and needs no more of its value than its prefix, nor of an nbd:
+ * export's name than its grammar's: ${mac} and ${hostname} are never
+ * expanded. */
 #ifdef UNIONROOT_NO_NET
 #define NET_CHECKED 0
 #else
@@ -85,6 +88,8 @@ static int valid_value(const struct spec *s, size_t vlen, char *err, size_t errl
 		return fail(err, errlen, 0, "device path leaves /dev");
 	if (s->kind == SPEC_NBD && spec_nbd_split(s->value, &addr, &port, &name) < 0)
 		return fail(err, errlen, 0, SPEC_NBD_WHY);
+	if (s->kind == SPEC_NBD && NET_CHECKED && specvar_check(name, err, errlen) < 0)
+		return 0; /* ${mac}, ${hostname}: expanded once the network is up */
 	if (s->kind == SPEC_HTTP && NET_CHECKED && spec_http_split(s->value, &addr, &port, &name) < 0)
 		return fail(err, errlen, 0, SPEC_HTTP_WHY);
 	if (s->kind == SPEC_NFS && NET_CHECKED && spec_nfs_split(s->value, &addr, &port, &name) < 0)

@@ -33,7 +33,7 @@ static int branch_unusable(const struct plan_facts *f, const struct plan *p)
 	/* a device without a file system may get one first (union.format);
 	 * flash bearing OpenWrt's marker is erased first whatever
 	 * union.upperfs= says, and mounts only once that is done */
-	return f->failed_step != STEP_NONE || p->upper_no_flash ||
+	return f->failed_step != STEP_NONE || p->upper_no_flash || (p->upper_net && PLAN_WITHOUT_NET(f)) ||
 	       (f->upper_present == PRESENT_NO && !(p->persist_part && p->persist_make)) ||
 	       (f->upper_present == PRESENT_YES && !type[0] &&
 		(!f->cfg->upperfs[0] || f->upper_marked) && (f->done >> RUN_FORMAT & 1));
@@ -331,6 +331,8 @@ static void fallback_why(const struct plan_facts *f, struct plan *p)
 		sbuf_addf(&sb, PLAN_NEEDS_COPYUP, dev ? dev : c->upper, p->copyup_missing);
 	else if (PLAN_WITHOUT_FLASH(f) && p->upper_no_flash)
 		sbuf_addf(&sb, PLAN_NEEDS_FLASH, "writable branch", spec);
+	else if (PLAN_WITHOUT_NET(f) && p->upper_net)
+		sbuf_addf(&sb, PLAN_NEEDS_NET_UPPER, spec);
 	else if (f->upper_present == PRESENT_NO)
 		sbuf_addf(&sb, "writable device %s not found", spec);
 	else
@@ -363,6 +365,8 @@ void plan_build(const struct plan_facts *f, struct plan *p)
 	p->lower_flags = c->lower[0] ? "" : c->rootflags;
 	p->upper_kind = configured_kind(c, &p->upper_no_flash);
 	p->upper_no_flash &= PLAN_WITHOUT_FLASH(f);
+	/* an nbd: branch is connected first, then found as any writable device */
+	p->upper_net = p->upper_kind == UPPER_DEVICE && c->upper_spec.kind == SPEC_NBD;
 	decide_layers(f, p);
 	decide_verity(f, p);
 	decide_http(f, p);

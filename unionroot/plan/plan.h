@@ -122,6 +122,8 @@ enum run_kind {
 	RUN_HTTP,           /* read-only layer arg's http:// image fetched to RAM, on a loop */
 	RUN_REFUSE,         /* read-only layer arg is refused (its why): union.onfail stops */
 	RUN_NFS,            /* read-only layer arg's nfs: export mounted (a tree, or an image on a loop) */
+	RUN_NBD_UPPER,      /* the writable branch's nbd: export on an nbd device, before the
+			     * wait finds it as any writable device; failing: union.onfail */
 	RUN_KINDS
 };
 /* What a row's failure leads to: the boot stops (rescue shell, else reboot),
@@ -144,6 +146,7 @@ struct plan_facts {
 	unsigned nbd_done;             /* bit n-1: layer n's nbd: export is on its device */
 	unsigned http_done;            /* bit n-1: layer n's http:// image is in RAM, on a loop */
 	unsigned nfs_done;             /* bit n-1: layer n's nfs: export is mounted */
+	int nbd_upper_done;            /* the writable branch's nbd: export is on its device */
 	int fresh_work_tried;          /* the overlay refused the branch once, work/ renewed */
 	int union_errno;               /* the union over a volatile branch failed: -errno */
 	int upper_present;             /* enum plan_presence: the writable device */
@@ -219,6 +222,8 @@ struct plan {
 					  * union.insecure=1, or an nfs: tree to
 					  * verify: why it is refused, "" none */
 	unsigned net_refused_layer;   /* that layer */
+	int upper_net;                 /* the writable branch is an nbd: export: the network
+					* and its connection come before the wait */
 	const char *persist_path;      /* the persistence file on its medium, NULL: none */
 	const char *persist_part;      /* or the label of a partition union.persist.size
 					* makes on the live medium's disk, NULL: none */
@@ -245,6 +250,8 @@ const struct verity_arg *plan_verity(const struct plan *p, unsigned n);
 #define PLAN_LUKS "crypto_LUKS"
 /* A layer on the network in a build without it. */
 #define PLAN_NEEDS_NET "a read-only layer is on the network (nbd:, http://, nfs:), which this build leaves out (NET=0)"
+/* The writable branch on the network (its SPEC) in a build without it. */
+#define PLAN_NEEDS_NET_UPPER "writable branch %s is on the network (nbd:), which this build leaves out (NET=0)"
 #define PLAN_NEEDS_VERITY "read-only layer %u: union.verity= asks for dm-verity, which this build leaves out (VERITY=0)"
 
 void plan_build(const struct plan_facts *f, struct plan *p);

@@ -19,9 +19,13 @@ static int not_found(const struct plan_facts *f)
 	return f->failed_step == STEP_FIND || (f->failed_step == STEP_NONE && f->upper_present == PRESENT_NO);
 }
 
+/* The kinds after RUN_REFUSE have facts of their own (nfs_done,
+ * nbd_upper_done): plan_facts.done has a bit for each kind up to it. */
+_Static_assert(RUN_REFUSE < 32, "a row kind's done bit is past plan_facts.done");
+
 static int done(const struct plan_facts *f, int kind)
 {
-	return f->done >> kind & 1;
+	return kind <= RUN_REFUSE && (f->done >> kind & 1);
 }
 
 /* The persistent branch: mounted, its control state read, then what the
@@ -84,23 +88,31 @@ static void last_row(struct plan *p)
  * modalias, DHCP or ip=), then each nbd: export on a device of its own,
  * each http:// image in RAM on a loop, before the wait finds them as any
  * device. A layer that never comes, or an http:// one refused unverified,
- * has no stand-in: union.onfail's shell, reboot or halt. */
+ * has no stand-in: union.onfail's shell, reboot or halt. A writable
+ * branch on an nbd: export is connected last; its failure, or the
+ * network's when it serves the branch alone, is the branch's as a disk
+ * not found: union.onfail, before anything is mounted, and the wait no
+ * longer waits for it. */
 static void net_rows(struct plan *p)
 {
 	const struct plan_facts *f = p->facts;
+	int upper = p->upper_net && !p->upper_failed;
 
-	if (!p->lower_net || PLAN_WITHOUT_NET(f))
+	/* a network up for a branch that then failed stays in the plan's record */
+	if (!(p->lower_net || upper || done(f, RUN_NET)) || PLAN_WITHOUT_NET(f))
 		return;
 	if (p->net_refused[0]) {
 		add(p, RUN_REFUSE, p->net_refused_layer, RUNFAIL_LAYER, p->net_refused);
 		return;
 	}
-	add(p, RUN_NET, 0, RUNFAIL_LAYER, f->cfg->ip[0] ? "ip=" : "DHCP");
+	add(p, RUN_NET, 0, p->lower_net ? RUNFAIL_LAYER : RUNFAIL_BRANCH, f->cfg->ip[0] ? "ip=" : "DHCP");
 	for (unsigned i = 1; i <= p->nlayers; i++)
 		if (p->lower_net >> (i - 1) & 1)
 			add(p, p->lower_http >> (i - 1) & 1 ? RUN_HTTP : p->lower_nfs >> (i - 1) & 1 ? RUN_NFS : RUN_NBD,
 			    i, RUNFAIL_LAYER,
 			    p->http_insecure >> (i - 1) & 1 ? "unauthenticated (union.insecure=1)" : NULL);
+	if (upper)
+		add(p, RUN_NBD_UPPER, 0, RUNFAIL_BRANCH, NULL);
 }
 
 void plan_rows(struct plan *p)
@@ -160,6 +172,8 @@ int plan_row_done(const struct plan *p, const struct plan_row *r)
 		return p->facts->http_done >> (r->arg - 1) & 1;
 	if (r->kind == RUN_NFS)
 		return p->facts->nfs_done >> (r->arg - 1) & 1;
+	if (r->kind == RUN_NBD_UPPER)
+		return p->facts->nbd_upper_done;
 	return done(p->facts, r->kind);
 }
 
@@ -199,6 +213,7 @@ const char *plan_row_name(int kind)
 		[RUN_HTTP] = "fetch the http image of layer",
 		[RUN_REFUSE] = "refuse layer",
 		[RUN_NFS] = "mount the nfs export of layer",
+		[RUN_NBD_UPPER] = "connect the branch's nbd export",
 	};
 
 	return kind >= 0 && kind < RUN_KINDS && names[kind][0] ? names[kind] : "?";

@@ -192,7 +192,7 @@ static void net_lines(struct sbuf *sb, const struct plan *p)
 	const struct config *c = p->facts->cfg;
 	unsigned refused = p->net_refused[0] ? 1u << (p->net_refused_layer - 1) : 0;
 
-	if (!p->lower_net)
+	if (!p->lower_net && !p->upper_net)
 		return;
 	sbuf_addf(sb, KEY "%s%s\n", "network", PLAN_WITHOUT_NET(p->facts) ? "not in this build (NET=0): " : "",
 		  c->ip[0] ? "ip= on the NIC it names, else the first with a link; nbd: through the kernel's nbd driver" :
