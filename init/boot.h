@@ -302,6 +302,12 @@ uint64_t net_deadline(const struct boot *b);
 /* init/net_nbd.c: a TCP connection to addr:port by end, its reads and
  * writes ending there too: the fd, or -errno. */
 int net_dial(uint32_t addr, unsigned port, uint64_t end) WUR;
+/* init/net.c: an image file fetched or on an export (img, the caller's to
+ * close) as read-only layer's device: probed, then on a read-only loop
+ * device, which is its SPEC from here on (the plan waits for no other). 0,
+ * or -errno with why the image's predicate ("holds no file system
+ * unionroot knows"), for the caller to name the image. */
+int net_image_layer(struct boot *b, unsigned layer, int img, char *why, size_t cap) WUR;
 struct dhcp_lease;
 int net_dhcp(struct boot *b, uint64_t end, struct dhcp_lease *l, char *why, size_t cap) WUR;
 /* init/result.c: what the writable branch became (enum branch_outcome; for

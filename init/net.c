@@ -20,7 +20,9 @@
 #include "lib/sbuf.h"
 #include "lib/sys.h"
 #include "lib/sysx.h"
+#include "media/loopdev.h"
 #include "net/dhcp.h"
+#include "probe/probe.h"
 #include "steps.h"
 
 /* One line of why a call on dev failed; rc passes through. */
@@ -269,5 +271,36 @@ int step_net(struct boot *b, struct step_out *o)
 	IGNORE(strfmt(b->net_text, sizeof(b->net_text), "%s %s (%s)", b->net_dev, b->net_addr,
 		      dhcp ? "DHCP" : "ip=")); /* a cut line still names the NIC */
 	log_info("network: %s", b->net_text);
+	return 0;
+}
+
+int net_image_layer(struct boot *b, unsigned layer, int img, char *why, size_t cap)
+{
+	struct loopdev ld;
+	struct probe_src src;
+	struct probe_info info;
+	unsigned i = layer - 1;
+	int loop, rc;
+
+	memset(&info, 0, sizeof(info));
+	rc = probe_src_fd(&src, img);
+	if (rc == 0)
+		rc = probe_fs(&src, &info);
+	if (rc <= 0) {
+		IGNORE(strcopy(why, cap, rc < 0 ? "cannot be read" : "holds no file system unionroot knows"));
+		return rc < 0 ? rc : -EMEDIUMTYPE;
+	}
+	modules_for_need(NEED_LOOP);
+	loop = loop_attach(img, 0, &ld);
+	if (loop < 0) {
+		IGNORE(strfmt(why, cap, "gets no loop device: %s", strerror(-loop))); /* fits */
+		return loop;
+	}
+	sys_close(loop);
+	IGNORE(strcopy(b->lower_dev[i], sizeof(b->lower_dev[i]), ld.path)); /* fits */
+	IGNORE(strcopy(b->lower_type[i], sizeof(b->lower_type[i]), info.type)); /* fits */
+	IGNORE(strcopy(b->lower[i].value, sizeof(b->lower[i].value), ld.path)); /* fits */
+	b->lower[i].kind = SPEC_DEV;
+	b->lower[i].npaths = 0; /* an image path of the SPEC named this file */
 	return 0;
 }

@@ -19,10 +19,8 @@
 #include "lib/sbuf.h"
 #include "lib/sys.h"
 #include "lib/sysx.h"
-#include "media/loopdev.h"
 #include "media/media.h"
 #include "net/http.h"
-#include "probe/probe.h"
 #include "steps.h"
 
 #define HTTP_DIR RUNDIR "/http"
@@ -134,39 +132,16 @@ static int body(int fd, struct fetch *f, const char *got, size_t n, char *why, s
 	return rc;
 }
 
-/* The image probed, then on a read-only loop device: the layer's device
- * and type (the plan waits for no other), and its SPEC from here on. A
- * body no probe knows (a server's page of text) is refused here, in one
- * line, not at the mount. */
+/* The image as the layer's device; a body no probe knows (a server's page
+ * of text) is refused here, in one line, not at the mount. */
 static int attach(struct boot *b, struct fetch *f, int img, char *why, size_t cap)
 {
-	struct loopdev ld;
-	struct probe_src src;
-	struct probe_info info;
-	unsigned i = f->layer - 1;
-	int loop, rc;
+	char what[96];
+	int rc = net_image_layer(b, f->layer, img, what, sizeof(what));
 
-	memset(&info, 0, sizeof(info));
-	rc = probe_src_fd(&src, img);
-	if (rc == 0)
-		rc = probe_fs(&src, &info);
-	if (rc <= 0) {
-		IGNORE(strcopy(why, cap, rc < 0 ? "the fetched image cannot be read" :
-			       "the body holds no file system unionroot knows")); /* fits */
-		return rc < 0 ? rc : -EMEDIUMTYPE;
-	}
-	modules_for_need(NEED_LOOP);
-	loop = loop_attach(img, 0, &ld);
-	if (loop < 0) {
-		IGNORE(strfmt(why, cap, "no loop device for the image: %s", strerror(-loop))); /* fits */
-		return loop;
-	}
-	sys_close(loop);
-	IGNORE(strcopy(b->lower_dev[i], sizeof(b->lower_dev[i]), ld.path)); /* fits */
-	IGNORE(strcopy(b->lower_type[i], sizeof(b->lower_type[i]), info.type)); /* fits */
-	IGNORE(strcopy(b->lower[i].value, sizeof(b->lower[i].value), ld.path)); /* fits */
-	b->lower[i].kind = SPEC_DEV;
-	return 0;
+	if (rc < 0)
+		IGNORE(strfmt(why, cap, "the body %s", what)); /* fits */
+	return rc;
 }
 
 /* The fetch over fd: 0, or -errno with why. */

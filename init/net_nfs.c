@@ -18,10 +18,8 @@
 #include "lib/sbuf.h"
 #include "lib/sys.h"
 #include "lib/sysx.h"
-#include "media/loopdev.h"
 #include "net/dhcp.h"
 #include "net/nfs.h"
-#include "probe/probe.h"
 #include "steps.h"
 
 #define NFS_DIR RUNDIR "/nfs"
@@ -77,13 +75,9 @@ static int mount_export(const struct boot *b, const char *source, uint32_t addr,
  * device: the layer's device and type from here on. 0, or -errno with why. */
 static int attach_image(struct boot *b, unsigned layer, const char *dir, const char *path, char *why, size_t cap)
 {
-	struct loopdev ld;
-	struct probe_src src;
-	struct probe_info info;
-	unsigned i = layer - 1;
-	int d, img, rc, loop;
+	char what[96];
+	int d, img, rc;
 
-	memset(&info, 0, sizeof(info));
 	d = sys_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	img = d < 0 ? d : sys_openat(d, path + 1, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
 	if (d >= 0)
@@ -93,29 +87,11 @@ static int attach_image(struct boot *b, unsigned layer, const char *dir, const c
 			      strerror(-img))); /* a cut line still names the image */
 		return img;
 	}
-	rc = probe_src_fd(&src, img);
-	if (rc == 0)
-		rc = probe_fs(&src, &info);
-	if (rc <= 0) {
-		IGNORE(strfmt(why, cap, "image %s %s", path, rc < 0 ? "cannot be read" :
-			      "holds no file system unionroot knows")); /* a cut line still names the image */
-		sys_close(img);
-		return rc < 0 ? rc : -EMEDIUMTYPE;
-	}
-	modules_for_need(NEED_LOOP);
-	loop = loop_attach(img, 0, &ld);
+	rc = net_image_layer(b, layer, img, what, sizeof(what));
 	sys_close(img);
-	if (loop < 0) {
-		IGNORE(strfmt(why, cap, "no loop device for image %s: %s", path, strerror(-loop))); /* fits */
-		return loop;
-	}
-	sys_close(loop);
-	IGNORE(strcopy(b->lower_dev[i], sizeof(b->lower_dev[i]), ld.path)); /* fits */
-	IGNORE(strcopy(b->lower_type[i], sizeof(b->lower_type[i]), info.type)); /* fits */
-	IGNORE(strcopy(b->lower[i].value, sizeof(b->lower[i].value), ld.path)); /* fits */
-	b->lower[i].kind = SPEC_DEV;
-	b->lower[i].npaths = 0;
-	return 0;
+	if (rc < 0)
+		IGNORE(strfmt(why, cap, "image %s %s", path, what)); /* a cut line still names the image */
+	return rc;
 }
 
 /* The server's port answers by the deadline: 0, or -errno with why. A
