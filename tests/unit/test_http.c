@@ -3,6 +3,7 @@
  * http.server and servers that lie send it, and the plan's rule that plain
  * HTTP is taken only verified (union.verity) or by union.insecure=1. */
 #include "unit.h"
+#include "plan_case.h"
 
 #include "conf/config.h"
 #include "conf/spec.h"
@@ -135,27 +136,6 @@ static void a_lying_head_is_refused_in_one_line(void)
 	/* a status line's control bytes are not said as they are */
 	CHECK(PARSE("HTTP/1.1 500 a\033[2Jb\r\n\r\n", &h) > 0);
 	CHECK_STR(h.reason, "a?[2Jb");
-}
-
-static void plan_for(struct config *c, struct plan_facts *f, struct plan *p, const char *cmdline)
-{
-	char buf[512];
-
-	config_defaults(c);
-	snprintf(buf, sizeof(buf), "union.upper=tmpfs %s", cmdline);
-	config_apply_text(c, buf, 0, NULL, NULL);
-	memset(f, 0, sizeof(*f));
-	f->cfg = c;
-	f->have_overlay = 1;
-	plan_build(f, p);
-}
-
-static int row_of(const struct plan *p, int kind)
-{
-	for (unsigned i = 0; i < p->nrow; i++)
-		if (p->row[i].kind == kind)
-			return (int)i;
-	return -1;
 }
 
 #define HASH "4392712ba01368efdf14b05c76f9e4df0d53664630b5d48632ed17a137f39076"

@@ -3,6 +3,7 @@
  * an image file on it), the kernel NFS client's option text, and the
  * plan's rows for them. */
 #include "unit.h"
+#include "plan_case.h"
 
 #include "conf/config.h"
 #include "conf/spec.h"
@@ -104,27 +105,6 @@ static void the_options_name_the_version_the_addresses_and_hard(void)
 	CHECK_INT(nfs_mount_source(buf, sizeof(buf), 0x0a000264u, "/srv"), 0);
 	CHECK_STR(buf, "10.0.2.100:/srv");
 	CHECK_INT(nfs_mount_source(small, 12, 0x0a000264u, "/srv"), -ENAMETOOLONG);
-}
-
-static void plan_for(struct config *c, struct plan_facts *f, struct plan *p, const char *cmdline)
-{
-	char buf[512];
-
-	config_defaults(c);
-	snprintf(buf, sizeof(buf), "union.upper=tmpfs %s", cmdline);
-	config_apply_text(c, buf, 0, NULL, NULL);
-	memset(f, 0, sizeof(*f));
-	f->cfg = c;
-	f->have_overlay = 1;
-	plan_build(f, p);
-}
-
-static int row_of(const struct plan *p, int kind)
-{
-	for (unsigned i = 0; i < p->nrow; i++)
-		if (p->row[i].kind == kind)
-			return (int)i;
-	return -1;
 }
 
 #define HASH "4392712ba01368efdf14b05c76f9e4df0d53664630b5d48632ed17a137f39076"
