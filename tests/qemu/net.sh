@@ -18,30 +18,11 @@ source "$(dirname "$0")/../lib.sh"
 need_qemu net || exit 0
 need_tools net nbd-server || exit 0
 scratch net
-IMG=$(realpath "$OUTDIR/rootfs.squashfs") # the server runs from /
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$T/nbd.conf" <<EOF
-[generic]
-listenaddr = 127.0.0.1
-port = $PORT
-allowlist = false
-pidfile = $T/nbd.pid
-[root]
-exportname = $IMG
-readonly = true
-authfile = $T/allow
-EOF
-echo 127.0.0.1 >"$T/allow"
-# it forks into the background; its listening socket names its process
-nbd-server -C "$T/nbd.conf" >"$T/nbd.log" 2>&1
-NBD_PID=
-for _ in $(seq 50); do
-	NBD_PID=$(ss -Hltnp "sport = :$PORT" | sed -n 's/.*"nbd-server",pid=\([0-9]*\).*/\1/p' | head -1)
-	[ -n "$NBD_PID" ] && break
-	sleep 0.1
-done
-if [ -z "$NBD_PID" ]; then
-	fail "net: nbd-server listens on 127.0.0.1:$PORT" "it does not: $(tail -3 "$T/nbd.log")"
+# Debian's nbd-server exporting the image as "root", as the bench's boots
+# and make fleet have it
+mkdir -p "$T/srv"
+if ! read -r PORT NBD_PID < <("$TESTS_DIR/bench/nbd-serve" "$T/srv" "$OUTDIR/rootfs.squashfs" 2>"$T/srv.err"); then
+	fail "net: nbd-server listens on 127.0.0.1" "it does not: $(cat "$T/srv.err")"
 	exit 0
 fi
 trap 'kill "$NBD_PID" 2>/dev/null; rm -rf "$T"' EXIT
