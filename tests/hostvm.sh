@@ -56,8 +56,11 @@ host_vm() {
 	EOF
 	chmod 0755 "$dir/root/init"
 	(cd "$dir/root" && find . | cpio -o -H newc --quiet | gzip -1 >"$dir/initrd")
+	# the kernel unpacked (tools/fetch-kernel) skips its xz stub under TCG
+	local kernel=$HOSTVM_KDIR/boot/vmlinux-$HOSTVM_KVER
+	[ -f "$kernel" ] || kernel=$HOSTVM_KDIR/boot/vmlinuz-$HOSTVM_KVER
 	timeout "${HOSTVM_TIMEOUT:-1800}" qemu-system-x86_64 -machine pc -cpu max -accel tcg -m 2048 -smp 1 \
-		-kernel "$HOSTVM_KDIR/boot/vmlinuz-$HOSTVM_KVER" -initrd "$dir/initrd" \
+		-kernel "$kernel" -initrd "$dir/initrd" \
 		-append "console=ttyS0 quiet loglevel=1 panic=-1 rdinit=/init" \
 		-virtfs local,path=/,mount_tag=host,security_model=passthrough,readonly=on,multidevs=remap \
 		${HOSTVM_DISK:+-drive "file=$HOSTVM_DISK,format=raw,if=virtio"} \
