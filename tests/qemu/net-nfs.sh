@@ -11,14 +11,20 @@
 # local ext4 disk as the writable branch, the status naming nfs:, the
 # server, the address and the hard mount; the directory tree as the layer
 # itself with a tmpfs branch; the server absent (an address nothing
-# answers on), one line, then union.onfail=halt. Three boots, about 25 s
-# each.
+# answers on), one line, then union.onfail=halt; the server killed in the
+# middle of a session and started again: a read of a file the client has
+# not cached stalls while it is down (the mount is hard) and ends with the
+# file's right bytes once it is back. That boot's guestfwd runs socat for
+# each connection (a tcp: forward takes one connection for the whole boot,
+# and the client's reconnection would find nothing); the server is
+# graceless, so the client reopens its file without reclaiming it. Four
+# boots, about 15 s each.
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 need_qemu net-nfs || exit 0
 need_root net-nfs || exit 0
-need_tools net-nfs ganesha.nfsd unsquashfs python3 ss || exit 0
+need_tools net-nfs ganesha.nfsd unsquashfs mksquashfs python3 ss socat md5sum || exit 0
 GANESHA_LIB=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/ganesha
 if [ ! -f "$GANESHA_LIB/libfsalvfs.so" ]; then
 	skip net-nfs "nfs-ganesha-vfs not installed (tools/packages): no $GANESHA_LIB/libfsalvfs.so"
@@ -68,14 +74,19 @@ EXPORT {
 	FSAL { Name = VFS; }
 }
 EOF
-ganesha.nfsd -F -f "$T/ganesha.conf" -L "$T/ganesha.log" -p "$T/ganesha.pid" >/dev/null 2>&1 &
-GANESHA_PID=$!
+# start_server: nfs-ganesha in the background, in GANESHA_PID; 0 once it
+# listens on 127.0.0.1:$PORT
+start_server() {
+	ganesha.nfsd -F -f "$T/ganesha.conf" -L "$T/ganesha.log" -p "$T/ganesha.pid" >/dev/null 2>&1 &
+	GANESHA_PID=$!
+	for _ in $(seq 100); do
+		ss -Hltn "sport = :$PORT" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
 trap 'kill "$GANESHA_PID" 2>/dev/null; wait "$GANESHA_PID" 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do
-	ss -Hltn "sport = :$PORT" | grep -q . && break
-	sleep 0.1
-done
-if ! ss -Hltn "sport = :$PORT" | grep -q .; then
+if ! start_server; then
 	fail "net-nfs: nfs-ganesha listens on 127.0.0.1:$PORT" "it does not: $(tail -3 "$T/ganesha.log")"
 	exit 0
 fi
@@ -124,3 +135,41 @@ boot "$T/noserver.log" none 'true' --lower none --net "$USERNET" --nic e1000 \
 expect "net-nfs: an absent server is one line, then union.onfail=halt" "$T/noserver.log" \
 	'unionroot: read-only layer 1: nfs:10\.0\.2\.101:/srv:/rootfs\.squashfs: server unreachable on port 2049: [^;]+; powering off \(union.onfail=halt\)'
 expect_not "net-nfs: nothing runs without the NFS layer" "$T/noserver.log" "$NOBOOT" "the real init ran"
+
+# 4. the server killed and started again during a session. The image has a
+# file no boot step reads (4 MiB of random bytes, so squashfs stores it as
+# it is); the guest drops its caches and reads it while the server is down
+head -c 4M /dev/urandom >"$T/big"
+cp -a "$T/tree" "$T/restart-root"
+cp "$T/big" "$T/restart-root/big"
+mksquashfs "$T/restart-root" "$T/export/restart.squashfs" -quiet -noappend >/dev/null
+SUM=$(md5sum <"$T/big" | cut -d' ' -f1)
+USERNET_EACH="user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:2049-cmd:socat - TCP:127.0.0.1:$PORT"
+boot "$T/restart.log" none 'echo MARK-stop-server; sleep 2; echo 3 >/proc/sys/vm/drop_caches
+	read -r t0 _ </proc/uptime; echo "MARK-sum=$(md5sum </big | cut -d" " -f1)"; read -r t1 _ </proc/uptime
+	echo "MARK-read-done from $t0 to $t1"
+	/run/unionroot/bin/unionroot status | sed "s/^/STATUS: /"' --lower none --net "$USERNET_EACH" --nic e1000 \
+	--append "union.lower=nfs:10.0.2.100:/srv:/restart.squashfs union.upper=tmpfs union.wait=60" &
+BOOT_PID=$!
+for _ in $(seq 1200); do
+	grep -aq '^MARK-stop-server' "$T/restart.log" 2>/dev/null && break
+	kill -0 "$BOOT_PID" 2>/dev/null || break
+	sleep 0.1
+done
+if grep -aq '^MARK-stop-server' "$T/restart.log" 2>/dev/null; then
+	kill -KILL "$GANESHA_PID"
+	wait "$GANESHA_PID" 2>/dev/null
+	# the guest's read begins 2 s after its mark: the server is down 6 s
+	sleep 6
+	expect_not "net-nfs: a read stalls while the server is down (hard mount)" "$T/restart.log" \
+		'^MARK-read-done' "the read ended with no server"
+	start_server || fail "net-nfs: nfs-ganesha starts a second time" "it does not: $(tail -3 "$T/ganesha.log")"
+else
+	fail "net-nfs: the session with a server restart reaches its command" "no MARK-stop-server (see $T/restart.log)"
+fi
+wait "$BOOT_PID" || keep_log "$T/restart.log" "$T/ganesha.log"
+sed -n 's/^MARK-read-done from \([0-9.]*\) to \([0-9.]*\)$/\1 \2/p' "$T/restart.log" |
+	awk '{ printf "net-nfs: the read took %.1f s across the restart\n", $2 - $1 }'
+expect "net-nfs: once the server is back the read ends with the file's bytes" "$T/restart.log" "^MARK-sum=$SUM\$"
+expect "net-nfs: status names the hard mount the restart went through" "$T/restart.log" \
+	'^STATUS: lower1_image=nfs:10\.0\.2\.100:/srv:/restart\.squashfs over eth0 10\.0\.2\.15 \(DHCP\), hard mount'
