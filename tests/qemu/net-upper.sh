@@ -16,11 +16,14 @@
 # forwarder never passes the close on), its ext4 turns read-only and
 # status says upper_error=; the third boot, the server back, comes up
 # persistent with boot 1's file; (c) an export the server lacks: one line,
-# then union.onfail's volatile branch. In (b) and (c) the read-only layer
+# then union.onfail's volatile branch; (e) the branch as any other: the
+# boot after the fault counts itself (union.maxfails), writes a file and
+# asks for a reset; the next boot applies it on the export, boot 1's file
+# and that one are gone, and the counter starts over. In (b) and (c) the read-only layer
 # is on a disk of the guest's own, so that only the branch is on the
 # server. The layer is the board's root with the host's e2fsck
 # (tests/tools-image), so that the image's checker runs on the branch.
-# Four boots, about 25 s each, and the 20 s of the timeout.
+# Five boots, about 15 s each, and the 20 s of the timeout.
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -138,9 +141,10 @@ expect "net-upper: status says the branch refuses writes" "$T/b1.log" \
 
 # (b) the server back: the next boot recovers the branch
 start_server || exit 0
-if boot "$T/b2.log" none 'echo "MARK-boot1=$(cat /root/boot1)"; '"$STATUS" \
+if boot "$T/b2.log" none 'echo "MARK-boot1=$(cat /root/boot1)"; '"$STATUS"'
+	echo drop >/root/drop && /run/unionroot/bin/unionroot reset --yes >/dev/null && echo MARK-reset-asked' \
 	--lower none --net "$USERNET" --nic e1000 \
-	--append "union.lower=nbd:10.0.2.100:10810/root union.upper=$UPPER union.wait=30"; then
+	--append "union.lower=nbd:10.0.2.100:10810/root union.upper=$UPPER union.wait=30 union.maxfails=3"; then
 	pass "net-upper: the boot after the fault, the server back, is clean"
 else
 	fail "net-upper: the boot after the fault, the server back, is clean" "no clean boot (see $T/b2.log)"
@@ -152,6 +156,8 @@ expect "net-upper: after the fault the branch is persistent" "$T/b2.log" '^real-
 expect "net-upper: what was synced before the fault is kept" "$T/b2.log" '^MARK-boot1=boot1'
 expect_not "net-upper: a recovered branch shows no error in the status" "$T/b2.log" '^STATUS: upper_error=' \
 	"status reports an error on a recovered branch"
+expect "net-upper: the boot counter counts on the export" "$T/b2.log" '^real-init: status: boots_at_boot=1$'
+expect "net-upper: a reset is asked on the export" "$T/b2.log" '^MARK-reset-asked'
 
 # (c) an export the server lacks: one line, then union.onfail's tmpfs
 if ! boot "$T/c.log" none 'echo MARK-volatile-root; '"$STATUS" --lower "$IMG" --net "$USERNET" --nic e1000 \
@@ -162,3 +168,16 @@ expect "net-upper: an export the server lacks is one line, then union.onfail's t
 	'unionroot: writable branch: nbd:10\.0\.2\.100:10809/clients-pc07: [^;]*no such export[^;]*; booting with a volatile writable branch in RAM \(union\.onfail=tmpfs\)'
 expect "net-upper: the root is up on a volatile branch" "$T/c.log" '^MARK-volatile-root'
 expect "net-upper: status says why the branch is volatile" "$T/c.log" '^real-init: status: upper_state=volatile: writable branch: nbd:'
+
+# (e) the reset applied on the export at the next boot
+if ! boot "$T/d.log" none 'echo "MARK-boot1=$(cat /root/boot1 2>/dev/null || echo gone)"
+	echo "MARK-drop=$(cat /root/drop 2>/dev/null || echo gone)"' \
+	--lower none --net "$USERNET" --nic e1000 \
+	--append "union.lower=nbd:10.0.2.100:10810/root union.upper=$UPPER union.wait=30 union.maxfails=3"; then
+	keep_log "$T/d.log"
+fi
+expect "net-upper: the reset is applied on the export" "$T/d.log" '^real-init: status: reset=applied'
+expect "net-upper: the reset drops boot 1's file" "$T/d.log" '^MARK-boot1=gone'
+expect "net-upper: the reset drops the file written before it was asked" "$T/d.log" '^MARK-drop=gone'
+expect "net-upper: the reset restarts the boot counter" "$T/d.log" '^real-init: status: boots_at_boot=1$'
+expect "net-upper: after the reset the branch is persistent" "$T/d.log" '^real-init: status: upper_state=persistent on /dev/nbd1 \(ext4\)'
