@@ -16,14 +16,17 @@
 # forwarder never passes the close on), its ext4 turns read-only and
 # status says upper_error=; the third boot, the server back, comes up
 # persistent with boot 1's file; (c) an export the server lacks: one line,
-# then union.onfail's volatile branch; (e) the branch as any other: the
-# boot after the fault counts itself (union.maxfails), writes a file and
-# asks for a reset; the next boot applies it on the export, boot 1's file
-# and that one are gone, and the counter starts over. In (b) and (c) the read-only layer
-# is on a disk of the guest's own, so that only the branch is on the
-# server. The layer is the board's root with the host's e2fsck
-# (tests/tools-image), so that the image's checker runs on the branch.
-# Five boots, about 15 s each, and the 20 s of the timeout.
+# then union.onfail's volatile branch; (d) the client's file exported a
+# second time, read-only (readonly = true: the handshake's read-only
+# flag): refused, one line, then union.onfail's volatile branch; (e) the
+# branch as any other: the boot after the fault counts itself
+# (union.maxfails), writes a file and asks for a reset; the next boot
+# applies it on the export, boot 1's file and that one are gone, and the
+# counter starts over. In (b), (c) and (d) the read-only layer is on a
+# disk of the guest's own, so that only the branch is on the server. The
+# layer is the board's root with the host's e2fsck (tests/tools-image), so
+# that the image's checker runs on the branch. Six boots, about 15 s
+# each, and the 20 s of the timeout.
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -51,6 +54,10 @@ authfile = $T/allow
 [clients-$MAC]
 exportname = $CLIENT
 readonly = false
+authfile = $T/allow
+[readonly-$MAC]
+exportname = $CLIENT
+readonly = true
 authfile = $T/allow
 EOF
 echo 127.0.0.1 >"$T/allow"
@@ -169,15 +176,31 @@ expect "net-upper: an export the server lacks is one line, then union.onfail's t
 expect "net-upper: the root is up on a volatile branch" "$T/c.log" '^MARK-volatile-root'
 expect "net-upper: status says why the branch is volatile" "$T/c.log" '^real-init: status: upper_state=volatile: writable branch: nbd:'
 
+# (d) the client's file, exported read-only: the branch refuses it
+if ! boot "$T/d.log" none 'echo MARK-volatile-root; '"$STATUS"'
+	awk "\$2 == \"/run/unionroot/rw\" { print \"MOUNT: \" \$2, \$3 }" /proc/mounts' \
+	--lower "$IMG" --net "$USERNET" --nic e1000 --append 'union.upper=nbd:10.0.2.100:10809/readonly-${mac} union.wait=30'; then
+	keep_log "$T/d.log"
+fi
+expect "net-upper: a read-only export as the branch is one line naming why, then union.onfail's tmpfs" "$T/d.log" \
+	"unionroot: writable branch: nbd:10\\.0\\.2\\.100:10809/readonly-$MAC: the server exports it read-only, and a writable branch needs it writable; booting with a volatile writable branch in RAM \\(union\\.onfail=tmpfs\\)"
+expect "net-upper: the real init runs on the volatile branch" "$T/d.log" '^MARK-volatile-root'
+expect "net-upper: status says the read-only export made the branch volatile" "$T/d.log" \
+	"^real-init: status: upper_state=volatile: writable branch: nbd:10\\.0\\.2\\.100:10809/readonly-$MAC: the server exports it read-only"
+expect "net-upper: status names the tmpfs branch" "$T/d.log" '^STATUS: upper=tmpfs - tmpfs /run/unionroot/rw$'
+expect "net-upper: the branch under the root is a tmpfs" "$T/d.log" '^MOUNT: /run/unionroot/rw tmpfs$'
+expect_not "net-upper: no nbd device is attached for a read-only export" "$T/d.log" 'writable branch: nbd:.* is /dev/nbd' \
+	"the branch took the read-only export"
+
 # (e) the reset applied on the export at the next boot
-if ! boot "$T/d.log" none 'echo "MARK-boot1=$(cat /root/boot1 2>/dev/null || echo gone)"
+if ! boot "$T/e.log" none 'echo "MARK-boot1=$(cat /root/boot1 2>/dev/null || echo gone)"
 	echo "MARK-drop=$(cat /root/drop 2>/dev/null || echo gone)"' \
 	--lower none --net "$USERNET" --nic e1000 \
 	--append "union.lower=nbd:10.0.2.100:10810/root union.upper=$UPPER union.wait=30 union.maxfails=3"; then
-	keep_log "$T/d.log"
+	keep_log "$T/e.log"
 fi
-expect "net-upper: the reset is applied on the export" "$T/d.log" '^real-init: status: reset=applied'
-expect "net-upper: the reset drops boot 1's file" "$T/d.log" '^MARK-boot1=gone'
-expect "net-upper: the reset drops the file written before it was asked" "$T/d.log" '^MARK-drop=gone'
-expect "net-upper: the reset restarts the boot counter" "$T/d.log" '^real-init: status: boots_at_boot=1$'
-expect "net-upper: after the reset the branch is persistent" "$T/d.log" '^real-init: status: upper_state=persistent on /dev/nbd1 \(ext4\)'
+expect "net-upper: the reset is applied on the export" "$T/e.log" '^real-init: status: reset=applied'
+expect "net-upper: the reset drops boot 1's file" "$T/e.log" '^MARK-boot1=gone'
+expect "net-upper: the reset drops the file written before it was asked" "$T/e.log" '^MARK-drop=gone'
+expect "net-upper: the reset restarts the boot counter" "$T/e.log" '^real-init: status: boots_at_boot=1$'
+expect "net-upper: after the reset the branch is persistent" "$T/e.log" '^real-init: status: upper_state=persistent on /dev/nbd1 \(ext4\)'
