@@ -19,9 +19,12 @@ relay.py --pipe PORT"): QEMU's user network starts that command once for
 each TCP connection the guest opens to A:P, the connection on its standard
 input and output (and error: this mode prints nothing), and it copies the
 connection to and from 127.0.0.1:PORT, the relay's port for that client.
-A guestfwd to a fixed "tcp:" address instead connects once when QEMU starts
-and takes one guest connection in all: a second one (an NFS client's
-reconnect, or a probe of the port before the mount) finds nothing.
+A guestfwd to a fixed "tcp:" address instead is one chardev: QEMU opens
+its one TCP connection to the server when it starts, and every guest
+connection to A:P shares that one byte stream. The server never sees a
+guest's second connection (the nfs: layer's reachability check, then its
+mount; an NFS client's reconnect) as one, a relay counts one connection in
+all, and once the server ends that stream nothing reaches it any more.
 """
 import os
 import signal
