@@ -444,7 +444,7 @@ soak: deps
 		BOARD=$(if $(filter ubifs,$(SOAK_FS)),qemu-x86_64-flash,$(if $(filter f2fs,$(SOAK_FS)),qemu-x86_64-emmc,$(BOARD)))
 	$(Q)BUILD=$(BUILD) BOARD=$(BOARD) bash tests/soak/soak.sh
 
-# make fleet [FLEET_SIZES='1 2 4 8' FLEET_SERVERS=nbd FLEET_TIMEOUT=SECONDS]:
+# make fleet [FLEET_SIZES='1 2 4 8' FLEET_SERVERS='nbd nfs' FLEET_TIMEOUT=SECONDS]:
 # N clients boot at once from one server's image on 127.0.0.1, each its own
 # QEMU with a tmpfs branch; per N the time to the real init, the bytes the
 # server sent and every client that failed (tests/bench/fleet). Not part of

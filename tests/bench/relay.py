@@ -5,13 +5,26 @@ between the clients' guestfwds and the server, counting the bytes of TCP
 payload each way, per client.
 
   relay.py PORTS COUNTS NAME:TARGET...
+  relay.py --pipe PORT
 
 For each NAME:TARGET it listens on a free port of 127.0.0.1 and relays every
-connection made there to 127.0.0.1:TARGET. PORTS gets one line
+connection made there to 127.0.0.1:TARGET, as many as the client opens. PORTS gets one line
 "NAME TARGET PORT" a pair, written whole (by rename) once every pair
 listens. COUNTS gets one line a NAME, "NAME CONNECTIONS FROM_SERVER
 TO_SERVER" (bytes), rewritten whole after each connection ends and when the
 relay gets SIGTERM or SIGINT, its only way to end.
+
+--pipe PORT is what a client's guestfwd runs ("guestfwd=tcp:A:P-cmd:python3
+relay.py --pipe PORT"): QEMU's user network starts that command once for
+each TCP connection the guest opens to A:P, the connection on its standard
+input and output (and error: this mode prints nothing), and it copies the
+connection to and from 127.0.0.1:PORT, the relay's port for that client.
+A guestfwd to a fixed "tcp:" address instead is one chardev: QEMU opens
+its one TCP connection to the server when it starts, and every guest
+connection to A:P shares that one byte stream. The server never sees a
+guest's second connection (the nfs: layer's reachability check, then its
+mount; an NFS client's reconnect) as one, a relay counts one connection in
+all, and once the server ends that stream nothing reaches it any more.
 """
 import os
 import signal
@@ -87,7 +100,26 @@ def serve(listener, name, target, counts_path):
                          daemon=True).start()
 
 
+def pipe(port):
+    """One guest connection on fds 0 and 1 (one socket) to 127.0.0.1:port,
+    until either end ends. Silent: fd 2 is the guest's connection too."""
+    try:
+        guest = socket.socket(fileno=os.dup(0))
+        relay_conn = socket.create_connection(("127.0.0.1", port))
+    except OSError:
+        os._exit(1)
+    COUNTS["pipe"] = [0, 0, 0]
+    down = threading.Thread(target=pump, args=(relay_conn, guest, "pipe", 1), daemon=True)
+    down.start()
+    pump(guest, relay_conn, "pipe", 2)
+    down.join()
+    os._exit(0)
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--pipe" and sys.argv[2].isdigit():
+        sys.stderr = open(os.devnull, "w", encoding="ascii")
+        pipe(int(sys.argv[2]))
     if len(sys.argv) < 4:
         sys.exit("usage: relay.py PORTS COUNTS NAME:TARGET...")
     ports_path, counts_path = sys.argv[1], sys.argv[2]
