@@ -470,6 +470,13 @@ void devices_wait(struct boot *b)
 		}
 		sleep_until_event(sock, w, nw, now, next_progress);
 	}
+	/* the events since the last look get their drivers, as every one
+	 * before them did: a boot whose media were all found at the first
+	 * look (a network layer, its link up at once) would otherwise drop
+	 * a device that came with a driver loaded for the network, neither
+	 * loaded nor left to the real init */
+	if (sock >= 0)
+		hotplug_drain(sock);
 	hotplug_close();
 	modules_leave();
 	devices_found_upper(b);
