@@ -146,6 +146,16 @@ need_tools() {
 	done
 }
 
+# need_ganesha NAME: nfs-ganesha and its VFS back end (tests/bench/nfs-serve)
+need_ganesha() {
+	local lib
+	need_tools "$1" ganesha.nfsd python3 ss || return 1
+	lib=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/ganesha
+	[ -f "$lib/libfsalvfs.so" ] && return 0
+	skip "$1" "nfs-ganesha-vfs not installed (tools/packages): no $lib/libfsalvfs.so"
+	return 1
+}
+
 # isolinux's hybrid MBR, which makes an ISO dd-able (package isolinux)
 ISOHYBRID=/usr/lib/ISOLINUX/isohdpfx.bin
 # need_isohybrid NAME: prints a SKIP and returns 1 when it is missing.

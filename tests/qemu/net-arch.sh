@@ -24,14 +24,9 @@ qemu-aarch64 | qemu-mipsel) BOARDS=$BOARD ;;
 *) BOARDS="qemu-aarch64 qemu-mipsel" ;;
 esac
 need_root net-arch || exit 0
-need_tools net-arch ganesha.nfsd python3 ss || exit 0
-GANESHA_LIB=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/ganesha
-if [ ! -f "$GANESHA_LIB/libfsalvfs.so" ]; then
-	skip net-arch "nfs-ganesha-vfs not installed (tools/packages): no $GANESHA_LIB/libfsalvfs.so"
-	exit 0
-fi
+need_ganesha net-arch || exit 0
 scratch net-arch
-mkdir -p "$T/export" "$T/recovery"
+mkdir -p "$T/export" "$T/nfs"
 # the boards that can boot here, each with its image on the export
 want=
 for b in $BOARDS; do
@@ -54,47 +49,10 @@ for b in $BOARDS; do
 	want+=" $b"
 done
 [ -n "$want" ] || exit 0
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-# Graceless: no 90 s grace period at start, which would stall every OPEN;
-# NFSv4 only: one TCP port, no rpcbind, no mountd, no NLM
-cat >"$T/ganesha.conf" <<EOF
-NFS_CORE_PARAM {
-	NFS_Port = $PORT;
-	Bind_addr = 127.0.0.1;
-	Protocols = 4;
-	Enable_NLM = false;
-	Enable_RQUOTA = false;
-	Enable_UDP = false;
-	Plugins_Dir = "$GANESHA_LIB";
-}
-NFSV4 {
-	Graceless = true;
-	RecoveryBackend = fs;
-	RecoveryRoot = "$T/recovery";
-	Only_Numeric_Owners = true;
-}
-NFS_KRB5 { Active_krb5 = false; }
-EXPORT {
-	Export_Id = 1;
-	Path = "$T/export";
-	Pseudo = "/srv";
-	Access_Type = RO;
-	Squash = No_Root_Squash;
-	SecType = sys;
-	Protocols = 4;
-	Transports = TCP;
-	FSAL { Name = VFS; }
-}
-EOF
-ganesha.nfsd -F -f "$T/ganesha.conf" -L "$T/ganesha.log" -p "$T/ganesha.pid" >/dev/null 2>&1 &
-GANESHA_PID=$!
-trap 'kill "$GANESHA_PID" 2>/dev/null; wait "$GANESHA_PID" 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do
-	ss -Hltn "sport = :$PORT" | grep -q . && break
-	sleep 0.1
-done
-if ! ss -Hltn "sport = :$PORT" | grep -q .; then
-	fail "net-arch: nfs-ganesha listens on 127.0.0.1:$PORT" "it does not: $(tail -3 "$T/ganesha.log")"
+GANESHA_PID=
+trap 'kill -KILL $GANESHA_PID 2>/dev/null; rm -rf "$T"' EXIT
+if ! read -r PORT GANESHA_PID < <("$TESTS_DIR/bench/nfs-serve" "$T/nfs" /srv="$T/export"); then
+	fail "net-arch: nfs-ganesha listens on 127.0.0.1" "it does not (tests/bench/nfs-serve said why above)"
 	exit 0
 fi
 USERNET="user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:2049-tcp:127.0.0.1:$PORT"
@@ -119,7 +77,7 @@ for BOARD in $want; do
 		pass "$name: the image on an NFS export boots with a tmpfs branch ($nic)"
 	else
 		fail "$name: the image on an NFS export boots with a tmpfs branch ($nic)" "no clean boot (see $BUILD/tests/)"
-		keep_log "$log" "$T/ganesha.log"
+		keep_log "$log" "$T/nfs/ganesha.log"
 	fi
 	echo "$name: the boot took $(($(date +%s) - t0)) s" >&2
 	expect "$name: the guest is $arch" "$log" "^MARK-arch=$arch\$"

@@ -14,9 +14,10 @@
 # answers on), one line, then union.onfail=halt; the server killed in the
 # middle of a session and started again: a read of a file the client has
 # not cached stalls while it is down (the mount is hard) and ends with the
-# file's right bytes once it is back. That boot's guestfwd runs socat for
-# each connection (a tcp: forward takes one connection for the whole boot,
-# and the client's reconnection would find nothing); the server is
+# file's right bytes once it is back. That boot's guestfwd runs
+# tests/bench/relay.py --pipe for each connection (a tcp: forward is one
+# stream for the whole boot, dead once the server closes it, and the
+# client's reconnection would find nothing); the server is
 # graceless, so the client reopens its file without reclaiming it. Four
 # boots, about 15 s each.
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
@@ -24,70 +25,24 @@
 source "$(dirname "$0")/../lib.sh"
 need_qemu net-nfs || exit 0
 need_root net-nfs || exit 0
-need_tools net-nfs ganesha.nfsd unsquashfs mksquashfs python3 ss socat md5sum || exit 0
-GANESHA_LIB=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/ganesha
-if [ ! -f "$GANESHA_LIB/libfsalvfs.so" ]; then
-	skip net-nfs "nfs-ganesha-vfs not installed (tools/packages): no $GANESHA_LIB/libfsalvfs.so"
-	exit 0
-fi
+need_ganesha net-nfs || exit 0
+need_tools net-nfs unsquashfs mksquashfs md5sum || exit 0
 scratch net-nfs
-mkdir -p "$T/export" "$T/recovery"
+mkdir -p "$T/export" "$T/nfs"
 cp "$OUTDIR/rootfs.squashfs" "$T/export/rootfs.squashfs"
 unsquashfs -q -n -d "$T/tree" "$OUTDIR/rootfs.squashfs" >/dev/null
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-# Graceless: no 90 s grace period at start, which would stall every OPEN;
-# NFSv4 only: one TCP port, no rpcbind, no mountd, no NLM
-cat >"$T/ganesha.conf" <<EOF
-NFS_CORE_PARAM {
-	NFS_Port = $PORT;
-	Bind_addr = 127.0.0.1;
-	Protocols = 4;
-	Enable_NLM = false;
-	Enable_RQUOTA = false;
-	Enable_UDP = false;
-	Plugins_Dir = "$GANESHA_LIB";
-}
-NFSV4 {
-	Graceless = true;
-	RecoveryBackend = fs;
-	RecoveryRoot = "$T/recovery";
-	Only_Numeric_Owners = true;
-}
-NFS_KRB5 { Active_krb5 = false; }
-EXPORT_DEFAULTS {
-	Access_Type = RO;
-	Squash = No_Root_Squash;
-	SecType = sys;
-	Protocols = 4;
-	Transports = TCP;
-}
-EXPORT {
-	Export_Id = 1;
-	Path = "$T/export";
-	Pseudo = "/srv";
-	FSAL { Name = VFS; }
-}
-EXPORT {
-	Export_Id = 2;
-	Path = "$T/tree";
-	Pseudo = "/tree";
-	FSAL { Name = VFS; }
-}
-EOF
-# start_server: nfs-ganesha in the background, in GANESHA_PID; 0 once it
-# listens on 127.0.0.1:$PORT
+# start_server: nfs-ganesha (tests/bench/nfs-serve: NFSv4 only, graceless,
+# read-only) exporting /srv and /tree, in GANESHA_PID, at PORT (the same
+# port a second time); 1 when it does not listen
+PORT=
 start_server() {
-	ganesha.nfsd -F -f "$T/ganesha.conf" -L "$T/ganesha.log" -p "$T/ganesha.pid" >/dev/null 2>&1 &
-	GANESHA_PID=$!
-	for _ in $(seq 100); do
-		ss -Hltn "sport = :$PORT" | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
+	read -r PORT GANESHA_PID < <("$TESTS_DIR/bench/nfs-serve" ${PORT:+--port "$PORT"} "$T/nfs" \
+		/srv="$T/export" /tree="$T/tree")
 }
-trap 'kill "$GANESHA_PID" 2>/dev/null; wait "$GANESHA_PID" 2>/dev/null; rm -rf "$T"' EXIT
+GANESHA_PID=
+trap 'kill -KILL $GANESHA_PID 2>/dev/null; rm -rf "$T"' EXIT
 if ! start_server; then
-	fail "net-nfs: nfs-ganesha listens on 127.0.0.1:$PORT" "it does not: $(tail -3 "$T/ganesha.log")"
+	fail "net-nfs: nfs-ganesha listens on 127.0.0.1" "it does not (tests/bench/nfs-serve said why above)"
 	exit 0
 fi
 USERNET="user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:2049-tcp:127.0.0.1:$PORT"
@@ -103,7 +58,7 @@ if boot "$T/image.log" "$T/data.img" '/run/unionroot/bin/unionroot status | sed 
 	pass "net-nfs: an image file on an NFS export boots with a local-disk branch"
 else
 	fail "net-nfs: an image file on an NFS export boots with a local-disk branch" "no clean boot (see $T/image.log)"
-	keep_log "$T/image.log" "$T/ganesha.log"
+	keep_log "$T/image.log" "$T/nfs/ganesha.log"
 fi
 expect "net-nfs: the export is mounted read-only, hard, by NFSv4" "$T/image.log" \
 	'^MOUNT: 10\.0\.2\.100:/srv /run/unionroot/nfs/1 nfs4 ro,.*vers=4\.[0-2],.*hard,proto=tcp,.*addr=10\.0\.2\.100'
@@ -119,7 +74,7 @@ expect "net-nfs: the root reads from the export" "$T/image.log" '^MARK-root-read
 if ! boot "$T/tree.log" none 'sed "s/^/MOUNT: /" /proc/mounts; /run/unionroot/bin/unionroot status | sed "s/^/STATUS: /"
 	head -c 4 /etc/os-release >/dev/null && echo MARK-tree-reads' --lower none --net "$USERNET" --nic e1000 \
 	--append "union.lower=nfs:10.0.2.100:/tree union.upper=tmpfs union.wait=60"; then
-	keep_log "$T/tree.log" "$T/ganesha.log"
+	keep_log "$T/tree.log" "$T/nfs/ganesha.log"
 fi
 expect "net-nfs: a tree on the export is the layer" "$T/tree.log" \
 	'unionroot: read-only layer 1: nfs:10\.0\.2\.100:/tree is /run/unionroot/nfs/1 \(NFS 4\.[0-2], read-only, hard\)'
@@ -144,7 +99,7 @@ cp -a "$T/tree" "$T/restart-root"
 cp "$T/big" "$T/restart-root/big"
 mksquashfs "$T/restart-root" "$T/export/restart.squashfs" -quiet -noappend >/dev/null
 SUM=$(md5sum <"$T/big" | cut -d' ' -f1)
-USERNET_EACH="user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:2049-cmd:socat - TCP:127.0.0.1:$PORT"
+USERNET_EACH="user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:2049-cmd:python3 $TESTS_DIR/bench/relay.py --pipe $PORT"
 boot "$T/restart.log" none 'echo MARK-stop-server; sleep 2; echo 3 >/proc/sys/vm/drop_caches
 	read -r t0 _ </proc/uptime; echo "MARK-sum=$(md5sum </big | cut -d" " -f1)"; read -r t1 _ </proc/uptime
 	echo "MARK-read-done from $t0 to $t1"
@@ -158,16 +113,16 @@ for _ in $(seq 1200); do
 done
 if grep -aq '^MARK-stop-server' "$T/restart.log" 2>/dev/null; then
 	kill -KILL "$GANESHA_PID"
-	wait "$GANESHA_PID" 2>/dev/null
+	while kill -0 "$GANESHA_PID" 2>/dev/null; do sleep 0.1; done
 	# the guest's read begins 2 s after its mark: the server is down 6 s
 	sleep 6
 	expect_not "net-nfs: a read stalls while the server is down (hard mount)" "$T/restart.log" \
 		'^MARK-read-done' "the read ended with no server"
-	start_server || fail "net-nfs: nfs-ganesha starts a second time" "it does not: $(tail -3 "$T/ganesha.log")"
+	start_server || fail "net-nfs: nfs-ganesha starts a second time" "it does not: $(tail -3 "$T/nfs/ganesha.log")"
 else
 	fail "net-nfs: the session with a server restart reaches its command" "no MARK-stop-server (see $T/restart.log)"
 fi
-wait "$BOOT_PID" || keep_log "$T/restart.log" "$T/ganesha.log"
+wait "$BOOT_PID" || keep_log "$T/restart.log" "$T/nfs/ganesha.log"
 sed -n 's/^MARK-read-done from \([0-9.]*\) to \([0-9.]*\)$/\1 \2/p' "$T/restart.log" |
 	awk '{ printf "net-nfs: the read took %.1f s across the restart\n", $2 - $1 }'
 expect "net-nfs: once the server is back the read ends with the file's bytes" "$T/restart.log" "^MARK-sum=$SUM\$"
