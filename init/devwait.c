@@ -396,6 +396,11 @@ void devices_found_upper(struct boot *b)
 	b->facts.upper_present = PRESENT_YES;
 }
 
+/* Before the uevent socket closes, the events since the last look get
+ * their drivers, as every one before them did: a boot whose media were all
+ * found at the first look (a network layer, its link up at once) would
+ * otherwise drop a device that came with a driver loaded for the network,
+ * neither loaded nor left to the real init. */
 void devices_wait(struct boot *b)
 {
 	struct want w[PLAN_WAIT_MAX];
@@ -470,13 +475,8 @@ void devices_wait(struct boot *b)
 		}
 		sleep_until_event(sock, w, nw, now, next_progress);
 	}
-	/* the events since the last look get their drivers, as every one
-	 * before them did: a boot whose media were all found at the first
-	 * look (a network layer, its link up at once) would otherwise drop
-	 * a device that came with a driver loaded for the network, neither
-	 * loaded nor left to the real init */
 	if (sock >= 0)
-		hotplug_drain(sock);
+		hotplug_drain(sock); /* the events since the last look: see above */
 	hotplug_close();
 	modules_leave();
 	devices_found_upper(b);
