@@ -80,7 +80,7 @@ if chattr +i "$T/b/work/work" 2>/dev/null; then
 		fail "offline 035: a work/ that cannot be cleaned" "the mount failed instead of coming up read-only"
 	fi
 	chattr -i "$T/b/work/work"
-	# what the boot's retry does: the old work/ moved aside, a new one made
+	# what the boot's second try does: the old work/ moved aside, a new one made
 	mv "$T/b/work" "$T/b/old-work" && mkdir "$T/b/work"
 	if ovl "$T/l1" && ! rdonly && echo x >"$T/m/etc/new"; then
 		pass "offline 035: with a fresh work/ the union is writable"

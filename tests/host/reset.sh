@@ -158,7 +158,7 @@ for kernel in openat2 noopenat2; do
 done
 
 # 1c. a user's tree deeper than any fixed limit goes with the trash: the
-# factory reset's deletion leaves nothing of it for the next boot to retry
+# factory reset's deletion leaves nothing of it for the next boot to redo
 # (also before Linux 5.6, where the directories open without openat2)
 deep_tree() { # DIR LEVELS: a directory "d" in each, a file at each level
 	(cd "$1" && for ((i = 0; i < $2; i++)); do mkdir d && cd d && echo "$i" >f || exit 1; done)

@@ -12,7 +12,7 @@
 # server, the address and the hard mount; the directory tree as the layer
 # itself with a tmpfs branch; the server absent (an address nothing
 # answers on), one line, then union.onfail=halt; the server killed in the
-# middle of a session and started again: a read of a file the client has
+# middle of a session and restarted: a read of a file the client has
 # not cached stalls while it is down (the mount is hard) and ends with the
 # file's right bytes once it is back. That boot's guestfwd runs
 # tests/bench/relay.py --pipe for each connection (a tcp: forward is one
@@ -91,7 +91,7 @@ expect "net-nfs: an absent server is one line, then union.onfail=halt" "$T/noser
 	'unionroot: read-only layer 1: nfs:10\.0\.2\.101:/srv:/rootfs\.squashfs: server unreachable on port 2049: [^;]+; powering off \(union.onfail=halt\)'
 expect_not "net-nfs: nothing runs without the NFS layer" "$T/noserver.log" "$NOBOOT" "the real init ran"
 
-# 4. the server killed and started again during a session. The image has a
+# 4. the server killed and restarted during a session. The image has a
 # file no boot step reads (4 MiB of random bytes, so squashfs stores it as
 # it is); the guest drops its caches and reads it while the server is down
 head -c 4M /dev/urandom >"$T/big"
