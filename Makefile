@@ -362,7 +362,7 @@ ifeq ($(KERNEL),)
 	$(Q)tools/fetch-kernel $(BOARD) $(BUILD)
 else
 	$(Q)install -D -m 0644 $(KERNEL) $(BUILD)/$(BOARD)/vmlinuz
-	$(Q)rm -f $(BUILD)/$(BOARD)/vmlinux
+	$(Q)tools/unpack-vmlinux $(KERNEL) $(BUILD)/$(BOARD)/vmlinux || rm -f $(BUILD)/$(BOARD)/vmlinux
 endif
 
 # The board's own kernel with every driver built in (board/BOARD/kernel.config
