@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # A read-only layer on NFS: Debian's nfs-ganesha (its VFS back end; the
 # host kernel has no nfsd) runs as root on 127.0.0.1 at a free port, NFSv4
-# only, from a config file in the scratch directory, and exports two
+# only, started by tests/bench/nfs-serve, and exports two
 # directories read-only: one holds the board's squashfs as a file
 # (pseudo path /srv), the other the same image unpacked (/tree). The guest
 # reaches it only through QEMU's user network with restrict=on and one
@@ -11,15 +11,16 @@
 # local ext4 disk as the writable branch, the status naming nfs:, the
 # server, the address and the hard mount; the directory tree as the layer
 # itself with a tmpfs branch; the server absent (an address nothing
-# answers on), one line, then union.onfail=halt; the server killed in the
+# answers on), an export the server lacks and an image missing from the
+# export, one line each, then union.onfail=halt; the server killed in the
 # middle of a session and restarted: a read of a file the client has
 # not cached stalls while it is down (the mount is hard) and ends with the
 # file's right bytes once it is back. That boot's guestfwd runs
 # tests/bench/relay.py --pipe for each connection (a tcp: forward is one
 # stream for the whole boot, dead once the server closes it, and the
 # client's reconnection would find nothing); the server is
-# graceless, so the client reopens its file without reclaiming it. Four
-# boots, about 15 s each.
+# graceless, so the client reopens its file without reclaiming it. Six
+# boots, about 12 s each.
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -90,6 +91,18 @@ boot "$T/noserver.log" none 'true' --lower none --net "$USERNET" --nic e1000 \
 expect "net-nfs: an absent server is one line, then union.onfail=halt" "$T/noserver.log" \
 	'unionroot: read-only layer 1: nfs:10\.0\.2\.101:/srv:/rootfs\.squashfs: server unreachable on port 2049: [^;]+; powering off \(union.onfail=halt\)'
 expect_not "net-nfs: nothing runs without the NFS layer" "$T/noserver.log" "$NOBOOT" "the real init ran"
+
+# the export refused, and the image missing from it: one line each
+boot "$T/noexport.log" none 'true' --lower none --net "$USERNET" --nic e1000 \
+	--append "union.lower=nfs:10.0.2.100:/nope:/rootfs.squashfs union.upper=tmpfs union.onfail=halt" || true
+expect "net-nfs: an export the server lacks is one line, then union.onfail=halt" "$T/noexport.log" \
+	'unionroot: read-only layer 1: nfs:10\.0\.2\.100:/nope:/rootfs\.squashfs: mounting 10\.0\.2\.100:/nope failed: the server exports no such path; powering off \(union.onfail=halt\)'
+expect_not "net-nfs: nothing runs without the export" "$T/noexport.log" "$NOBOOT" "the real init ran"
+boot "$T/noimage.log" none 'true' --lower none --net "$USERNET" --nic e1000 \
+	--append "union.lower=nfs:10.0.2.100:/srv:/missing.squashfs union.upper=tmpfs union.onfail=halt" || true
+expect "net-nfs: an image missing from the export is one line, then union.onfail=halt" "$T/noimage.log" \
+	'unionroot: read-only layer 1: nfs:10\.0\.2\.100:/srv:/missing\.squashfs: image /missing\.squashfs is not on the export; powering off \(union.onfail=halt\)'
+expect_not "net-nfs: nothing runs without the image" "$T/noimage.log" "$NOBOOT" "the real init ran"
 
 # 4. the server killed and restarted during a session. The image has a
 # file no boot step reads (4 MiB of random bytes, so squashfs stores it as

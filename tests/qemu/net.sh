@@ -8,10 +8,11 @@
 # address by QEMU's DHCP), the status naming the layer, the server and the
 # address, /run/unionroot/net for the real init, a shutdown that unmounts
 # the union before the device leaves its server; DHCP failing (a NIC on a
-# hub with nothing else on it) and the server absent (an address nothing
-# answers on), each to union.onfail=halt in one line; a virtio-net NIC
-# too; ip= instead of DHCP; and a local boot with an e1000 present loads
-# no NIC driver. Six boots, about 25 s each.
+# hub with nothing else on it), no link (the monitor's set_link off) and
+# the server absent (an address nothing answers on), each to
+# union.onfail=halt in one line; a virtio-net NIC too; ip= instead of
+# DHCP; and a local boot with an e1000 present loads no NIC driver. Seven
+# boots, about 15 s each.
 # shellcheck disable=SC2016 # the commands run in the guest, expanded there
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -59,6 +60,22 @@ boot "$T/nodhcp.log" none 'true' --lower none --net 'hubport,id=n0,hubid=1' --ni
 expect "net: no DHCP lease is one line, then union.onfail=halt" "$T/nodhcp.log" \
 	'unionroot: network: no DHCP lease on eth0 by the deadline \([0-9]+ DISCOVERs sent\); powering off \(union.onfail=halt\)'
 expect_not "net: nothing runs without the network layer (no lease)" "$T/nodhcp.log" "$NOBOOT" "the real init ran"
+
+# 2b. no link: the cable out (the monitor's set_link off as QEMU starts,
+# before the guest's driver looks); union.onfail=halt
+mkfifo "$T/mon.in" "$T/mon.out"
+cat "$T/mon.out" >"$T/mon.txt" &
+drain=$!
+boot "$T/nolink.log" none 'true' --lower none --net "$USERNET" --nic e1000 --monitor "$T/mon" \
+	--append "union.lower=$NBD@8 union.upper=tmpfs union.onfail=halt" &
+booting=$!
+timeout 10 bash -c 'printf "%s\n" "set_link n0 off" >"$1"' _ "$T/mon.in" ||
+	fail "net: the cable out" "the monitor took no set_link"
+wait "$booting"
+kill "$drain" 2>/dev/null
+expect "net: no link is one line, then union.onfail=halt" "$T/nolink.log" \
+	'unionroot: network: no link on 1 interface\(s\) by the deadline \(cable, switch port\); powering off \(union.onfail=halt\)'
+expect_not "net: nothing runs without the network layer (no link)" "$T/nolink.log" "$NOBOOT" "the real init ran"
 
 # 3. the server absent: nothing answers at 10.0.2.101 (restrict=on drops it)
 boot "$T/noserver.log" none 'true' --lower none --net "$USERNET" --nic e1000 \
