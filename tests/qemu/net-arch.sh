@@ -51,8 +51,8 @@ done
 [ -n "$want" ] || exit 0
 GANESHA_PID=
 trap 'kill -KILL $GANESHA_PID 2>/dev/null; rm -rf "$T"' EXIT
-if ! read -r PORT GANESHA_PID < <("$TESTS_DIR/bench/nfs-serve" "$T/nfs" /srv="$T/export"); then
-	fail "net-arch: nfs-ganesha listens on 127.0.0.1" "it does not (tests/bench/nfs-serve said why above)"
+if ! read -r PORT GANESHA_PID < <("$TESTS_DIR/bench/nfs-serve" "$T/nfs" /srv="$T/export" 2>"$T/nfs.err"); then
+	fail "net-arch: nfs-ganesha listens on 127.0.0.1" "it does not: $(cat "$T/nfs.err")"
 	exit 0
 fi
 USERNET="user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:2049-tcp:127.0.0.1:$PORT"

@@ -38,12 +38,12 @@ unsquashfs -q -n -d "$T/tree" "$OUTDIR/rootfs.squashfs" >/dev/null
 PORT=
 start_server() {
 	read -r PORT GANESHA_PID < <("$TESTS_DIR/bench/nfs-serve" ${PORT:+--port "$PORT"} "$T/nfs" \
-		/srv="$T/export" /tree="$T/tree")
+		/srv="$T/export" /tree="$T/tree" 2>"$T/nfs.err")
 }
 GANESHA_PID=
 trap 'kill -KILL $GANESHA_PID 2>/dev/null; rm -rf "$T"' EXIT
 if ! start_server; then
-	fail "net-nfs: nfs-ganesha listens on 127.0.0.1" "it does not (tests/bench/nfs-serve said why above)"
+	fail "net-nfs: nfs-ganesha listens on 127.0.0.1" "it does not: $(cat "$T/nfs.err")"
 	exit 0
 fi
 USERNET="user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:2049-tcp:127.0.0.1:$PORT"
